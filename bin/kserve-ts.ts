@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+/**
+ * The `kserve-ts` command. Subcommands: `serve` (default when the first argument is a
+ * flag, so KServe runtime args such as `--model_name=x --model_dir=/mnt/models` work as is).
+ */
+import { serve } from '../server/main.js';
+
+const USAGE = `Usage: kserve-ts <command> [flags]
+
+Commands:
+  serve                 serve models over V1/V2 REST and V2 gRPC (kserve-ts serve --help)
+
+Flags given without a command run 'serve'.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return first === undefined ? 2 : 0;
+  }
+  if (first === 'serve') return serve(rest, process.env);
+  if (first.startsWith('--')) return serve(argv, process.env);
+  process.stderr.write(`kserve-ts: unknown command '${first}'\n${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`kserve-ts: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,82 @@
+/**
+ * The error catalogue: every failure a client can observe is one of these kinds, each with
+ * its HTTP status and gRPC status code. Call sites throw by kind through the `errors`
+ * factory; transports map the kind in one place each and never inspect messages.
+ *
+ * Message templates follow the anchor (KServe's Python server) wherever a client can see
+ * them, e.g. `Model with name X does not exist.`.
+ */
+
+/** gRPC status codes used here (numeric values from the gRPC spec; no grpc import in protocols). */
+export const GrpcCode = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const;
+export type GrpcCodeValue = (typeof GrpcCode)[keyof typeof GrpcCode];
+
+interface KindSpec {
+  readonly http: number;
+  readonly grpc: GrpcCodeValue;
+}
+
+const KINDS = {
+  InvalidInput: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT },
+  ModelNotFound: { http: 404, grpc: GrpcCode.NOT_FOUND },
+  RouteNotFound: { http: 404, grpc: GrpcCode.UNIMPLEMENTED },
+  PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
+  ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
+  InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
+  Internal: { http: 500, grpc: GrpcCode.INTERNAL },
+} as const satisfies Record<string, KindSpec>;
+
+export type ErrorKind = keyof typeof KINDS;
+
+export class KServeError extends Error {
+  readonly kind: ErrorKind;
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KServeError';
+    this.kind = kind;
+  }
+  get httpStatus(): number {
+    return KINDS[this.kind].http;
+  }
+  get grpcCode(): GrpcCodeValue {
+    return KINDS[this.kind].grpc;
+  }
+}
+
+export const errors = {
+  invalidInput: (reason: string) => new KServeError('InvalidInput', reason),
+  modelNotFound: (name: string) =>
+    new KServeError('ModelNotFound', `Model with name ${name} does not exist.`),
+  modelVersionNotFound: (name: string, version: string) =>
+    new KServeError('ModelNotFound', `Model with name ${name} and version ${version} does not exist.`),
+  modelNotReady: (name: string, detail?: string) =>
+    new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),
+  serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
+  notImplemented: (what: string) => new KServeError('NotImplemented', what),
+  routeNotFound: (method: string, path: string) =>
+    new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
+  payloadTooLarge: (limitBytes: number) =>
+    new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
+  inferenceError: (reason: string, cause?: unknown) =>
+    new KServeError('InferenceError', reason, { cause }),
+  internal: (reason: string, cause?: unknown) => new KServeError('Internal', reason, { cause }),
+};
+
+/**
+ * Turns anything thrown into a catalogue error. Unknown errors keep the anchor's
+ * `"<Type> : <message>"` form; stacks never reach a client.
+ */
+export function toKServeError(err: unknown): KServeError {
+  if (err instanceof KServeError) return err;
+  if (err instanceof Error) return errors.internal(`${err.name} : ${err.message}`, err);
+  return errors.internal(`Error : ${String(err)}`, err);
+}

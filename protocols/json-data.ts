@@ -1,0 +1,206 @@
+/**
+ * Tensor elements in JSON: decoding a nested or flat `data` array straight into typed
+ * storage (no intermediate flattened JS array), and encoding storage back to JSON text
+ * without building per-element JS values for numeric types.
+ */
+import { type Datatype, type DatatypeInfo, type TensorData, elementCount } from './datatypes.js';
+import { errors } from './errors.js';
+
+const INT_RANGES: Partial<Record<Datatype, readonly [number, number]>> = {
+  UINT8: [0, 0xff],
+  UINT16: [0, 0xffff],
+  UINT32: [0, 0xffffffff],
+  INT8: [-0x80, 0x7f],
+  INT16: [-0x8000, 0x7fff],
+  INT32: [-0x80000000, 0x7fffffff],
+};
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+type Store = (out: TensorData, i: number, v: unknown) => boolean;
+
+function storeFor(info: DatatypeInfo): Store {
+  switch (info.name) {
+    case 'FP32':
+    case 'FP64':
+      return (out, i, v) => {
+        if (typeof v !== 'number') return false;
+        (out as Float64Array)[i] = v;
+        return true;
+      };
+    case 'BOOL':
+      return (out, i, v) => {
+        if (typeof v === 'boolean') (out as Uint8Array)[i] = v ? 1 : 0;
+        else if (v === 0 || v === 1) (out as Uint8Array)[i] = v;
+        else return false;
+        return true;
+      };
+    case 'INT64':
+    case 'UINT64': {
+      const min = info.name === 'UINT64' ? 0n : -(2n ** 63n);
+      const max = info.name === 'UINT64' ? 2n ** 64n - 1n : 2n ** 63n - 1n;
+      return (out, i, v) => {
+        if (typeof v !== 'number' || !Number.isInteger(v)) return false;
+        const b = BigInt(v);
+        if (b < min || b > max) return false;
+        (out as BigInt64Array)[i] = b;
+        return true;
+      };
+    }
+    case 'BYTES':
+      return (out, i, v) => {
+        if (typeof v !== 'string') return false;
+        (out as Uint8Array[])[i] = utf8.encode(v);
+        return true;
+      };
+    default: {
+      const range = INT_RANGES[info.name];
+      if (range === undefined) throw new TypeError(`no JSON form for ${info.name}`);
+      const [lo, hi] = range;
+      return (out, i, v) => {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) return false;
+        (out as Int32Array)[i] = v;
+        return true;
+      };
+    }
+  }
+}
+
+const STORES = new Map<Datatype, Store>();
+function cachedStore(info: DatatypeInfo): Store {
+  let s = STORES.get(info.name);
+  if (s === undefined) {
+    s = storeFor(info);
+    STORES.set(info.name, s);
+  }
+  return s;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 32 ? `${v.slice(0, 32)}...` : v)}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+/**
+ * Decodes JSON `data` (nested lists or flat, row-major) for a tensor of `shape`.
+ * Errors name the input and say what was wrong: wrong element type, out-of-range value or
+ * an element count that does not match the shape.
+ */
+export function decodeJsonData(
+  name: string,
+  info: DatatypeInfo,
+  shape: readonly number[],
+  data: unknown,
+): TensorData {
+  if (!info.json) {
+    throw errors.invalidInput(
+      `input '${name}': sending ${info.name} data via JSON is not supported. Please use the binary data format for input tensors.`,
+    );
+  }
+  const count = elementCount(shape);
+  const out: TensorData = info.arrayType ? new info.arrayType(count) : new Array<Uint8Array>(count);
+  const store = cachedStore(info);
+  let idx = 0;
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const el: unknown = v[i];
+        if (Array.isArray(el)) walk(el);
+        else {
+          if (idx < count && !store(out, idx, el)) {
+            throw errors.invalidInput(
+              `input '${name}': element ${idx} is ${describe(el)}, which is not a valid ${info.name} value`,
+            );
+          }
+          idx++;
+        }
+      }
+      return;
+    }
+    if (idx < count && !store(out, idx, v)) {
+      throw errors.invalidInput(
+        `input '${name}': element ${idx} is ${describe(v)}, which is not a valid ${info.name} value`,
+      );
+    }
+    idx++;
+  };
+  walk(data);
+  if (idx !== count) {
+    throw errors.invalidInput(
+      `input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${idx}`,
+    );
+  }
+  return out;
+}
+
+function utf8Text(el: Uint8Array, tensorName: string): string {
+  try {
+    return strictUtf8.decode(el);
+  } catch {
+    throw errors.invalidInput(
+      `output '${tensorName}' holds bytes that are not valid UTF-8; request it with binary_data: true`,
+    );
+  }
+}
+
+/** JSON text of elements [start, end) separated by commas (no brackets). */
+function jsonRun(name: string, datatype: Datatype, data: TensorData, start: number, end: number): string {
+  if (Array.isArray(data)) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      if (i > start) s += ',';
+      s += JSON.stringify(utf8Text(data[i] as Uint8Array, name));
+    }
+    return s;
+  }
+  if (datatype === 'BOOL') {
+    let s = '';
+    for (let i = start; i < end; i++) s += (i > start ? ',' : '') + (data[i] ? 'true' : 'false');
+    return s;
+  }
+  if (datatype === 'FP16' || datatype === 'BF16') {
+    throw errors.invalidInput(
+      `output '${name}' is ${datatype}, which has no JSON form; request it with binary_data: true`,
+    );
+  }
+  const run = (start === 0 && end === data.length ? data : data.subarray(start, end)) as Float64Array;
+  const s = run.join(',');
+  // JSON has no NaN or Infinity; emit null for them as orjson does.
+  if ((datatype === 'FP32' || datatype === 'FP64') && (s.includes('N') || s.includes('I'))) {
+    return s.replace(/-?Infinity|NaN/g, 'null');
+  }
+  return s;
+}
+
+/** Flat JSON array of all elements. */
+export function encodeJsonData(name: string, datatype: Datatype, data: TensorData): string {
+  return `[${jsonRun(name, datatype, data, 0, data.length)}]`;
+}
+
+/** JSON nested lists following `shape` (a scalar shape gives a bare value). */
+export function encodeJsonNested(
+  name: string,
+  datatype: Datatype,
+  shape: readonly number[],
+  data: TensorData,
+): string {
+  if (shape.length === 0) return jsonRun(name, datatype, data, 0, 1);
+  const strides: number[] = new Array<number>(shape.length);
+  let acc = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = acc;
+    acc *= shape[d] as number;
+  }
+  const build = (dim: number, offset: number): string => {
+    const n = shape[dim] as number;
+    if (dim === shape.length - 1) return `[${jsonRun(name, datatype, data, offset, offset + n)}]`;
+    const stride = strides[dim] as number;
+    const parts: string[] = new Array<string>(n);
+    for (let i = 0; i < n; i++) parts[i] = build(dim + 1, offset + i * stride);
+    return `[${parts.join(',')}]`;
+  };
+  return build(0, 0);
+}

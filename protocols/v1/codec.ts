@@ -1,0 +1,82 @@
+/**
+ * KServe V1 protocol: `{"instances": [...]}` or `{"inputs": [...]}` in, `{"predictions": [...]}`
+ * out. V1 has no tensor metadata on the wire, so decoding takes the model's declared inputs:
+ * - one input: the instances are stacked along the batch dimension of that input;
+ * - several inputs: each instance is an object keyed by input name (row format), or
+ *   `inputs` is an object of whole tensors keyed by name (columnar format).
+ * The response carries the first output as nested lists.
+ */
+import { datatypeInfo } from '../datatypes.js';
+import { errors } from '../errors.js';
+import { decodeJsonData, encodeJsonNested } from '../json-data.js';
+import type { InferRequest, InferResponse, Tensor, TensorSpec } from '../tensor.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Dimensions of a nested JSON array, read along its first elements. */
+function nestedShape(v: unknown): number[] {
+  const shape: number[] = [];
+  let cur = v;
+  while (Array.isArray(cur)) {
+    shape.push(cur.length);
+    cur = cur[0];
+  }
+  return shape;
+}
+
+function tensorFrom(spec: TensorSpec, shape: number[], data: unknown): Tensor {
+  const info = datatypeInfo(spec.datatype);
+  if (info === undefined) throw errors.internal(`model input '${spec.name}' has no datatype`);
+  return { name: spec.name, datatype: spec.datatype, shape, data: decodeJsonData(spec.name, info, shape, data) };
+}
+
+function stacked(spec: TensorSpec, rows: readonly unknown[]): Tensor {
+  if (rows.length === 0) throw errors.invalidInput(`no instances for input '${spec.name}'`);
+  return tensorFrom(spec, [rows.length, ...nestedShape(rows[0])], rows);
+}
+
+export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): InferRequest {
+  if (!isObject(doc)) throw errors.invalidInput('Unrecognized request format: the request must be a JSON object');
+  const key = 'instances' in doc ? 'instances' : 'inputs' in doc ? 'inputs' : undefined;
+  if (key === undefined) throw errors.invalidInput('Expected "instances" or "inputs" in the request body');
+  const body = doc[key];
+
+  if (key === 'inputs' && isObject(body)) {
+    const tensors = Object.entries(body).map(([name, value]) => {
+      const spec = inputs.find((s) => s.name === name);
+      if (spec === undefined) throw errors.invalidInput(`Unexpected input '${name}'; expected inputs: ${inputs.map((s) => s.name).join(', ')}`);
+      return tensorFrom(spec, nestedShape(value), value);
+    });
+    return { inputs: tensors };
+  }
+  if (!Array.isArray(body)) throw errors.invalidInput(`Expected "${key}" to be a list`);
+
+  if (body.length > 0 && body.every(isObject)) {
+    return {
+      inputs: inputs.map((spec) =>
+        stacked(
+          spec,
+          body.map((row, i) => {
+            const v = (row as Record<string, unknown>)[spec.name];
+            if (v === undefined) throw errors.invalidInput(`instance ${i} has no value for input '${spec.name}'`);
+            return v;
+          }),
+        ),
+      ),
+    };
+  }
+  if (inputs.length !== 1) {
+    throw errors.invalidInput(
+      `model has ${inputs.length} inputs (${inputs.map((s) => s.name).join(', ')}); send each instance as an object keyed by input name`,
+    );
+  }
+  return { inputs: [stacked(inputs[0] as TensorSpec, body)] };
+}
+
+export function encodeV1Response(response: InferResponse): string {
+  const first = response.outputs[0];
+  if (first === undefined) return '{"predictions":[]}';
+  return `{"predictions":${encodeJsonNested(first.name, first.datatype, first.shape, first.data)}}`;
+}

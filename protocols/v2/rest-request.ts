@@ -1,0 +1,140 @@
+/**
+ * V2 REST request decoding: JSON (`application/json`) and the binary tensor data extension
+ * (JSON header of `Inference-Header-Content-Length` bytes followed by raw tensors).
+ */
+import { datatypeInfo } from '../datatypes.js';
+import { errors } from '../errors.js';
+import { decodeJsonData } from '../json-data.js';
+import { parseParameters } from '../parameters.js';
+import { decodeRawTensor } from '../raw-tensor.js';
+import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
+
+export const HEADER_LENGTH_HEADER = 'inference-header-content-length';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses a JSON document, mapping syntax errors to the anchor's 400 message. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw errors.invalidInput(`Unrecognized request format: ${(e as Error).message}`);
+  }
+}
+
+/** Validates a shape array: non-negative safe integers only. */
+export function parseShape(value: unknown, where: string): number[] {
+  if (!Array.isArray(value)) throw errors.invalidInput(`${where}: 'shape' must be an array of integers`);
+  for (const d of value) {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+      throw errors.invalidInput(`${where}: 'shape' must hold non-negative integers, got ${JSON.stringify(d)}`);
+    }
+  }
+  return value as number[];
+}
+
+/**
+ * Parses the value of the Inference-Header-Content-Length header. Returns undefined when
+ * absent; rejects values that are not integers or that point past the body.
+ */
+export function parseHeaderLength(header: string | string[] | undefined, bodyLength: number): number | undefined {
+  if (header === undefined) return undefined;
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (raw === undefined || !/^\d+$/.test(raw.trim())) {
+    throw errors.invalidInput(`${HEADER_LENGTH_HEADER} header must be a non-negative integer, got '${String(raw)}'`);
+  }
+  const n = Number(raw.trim());
+  if (n > bodyLength) {
+    throw errors.invalidInput(
+      `${HEADER_LENGTH_HEADER} header is ${n} but the request body has only ${bodyLength} bytes`,
+    );
+  }
+  return n;
+}
+
+function decodeOutputs(value: unknown): RequestedOutput[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw errors.invalidInput(`'outputs' must be an array`);
+  return value.map((o, i) => {
+    if (!isObject(o) || typeof o['name'] !== 'string') {
+      throw errors.invalidInput(`outputs[${i}]: 'name' must be a string`);
+    }
+    return { name: o['name'], parameters: parseParameters(o['parameters'], `output '${o['name']}'`) };
+  });
+}
+
+/**
+ * Decodes a V2 inference request body. `headerLength` is the parsed
+ * Inference-Header-Content-Length (undefined for a pure JSON body). Binary input views
+ * point into `body`, which the caller must keep alive for the request's lifetime.
+ */
+export function decodeRestInferRequest(body: Uint8Array, headerLength: number | undefined): InferRequest {
+  const jsonEnd = headerLength ?? body.byteLength;
+  const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
+  const doc = parseJson(text);
+  if (!isObject(doc)) throw errors.invalidInput('Unrecognized request format: the request must be a JSON object');
+  const rawInputs = doc['inputs'];
+  if (!Array.isArray(rawInputs)) throw errors.invalidInput(`Expected "inputs" to be a list`);
+
+  const binary = body.subarray(jsonEnd);
+  let cursor = 0;
+  const seen = new Set<string>();
+  const inputs: Tensor[] = rawInputs.map((inp: unknown, i: number): Tensor => {
+    if (!isObject(inp) || typeof inp['name'] !== 'string' || inp['name'] === '') {
+      throw errors.invalidInput(`inputs[${i}]: 'name' must be a non-empty string`);
+    }
+    const name = inp['name'];
+    const where = `input '${name}'`;
+    if (seen.has(name)) throw errors.invalidInput(`${where} appears more than once`);
+    seen.add(name);
+    const dt = inp['datatype'];
+    const info = typeof dt === 'string' ? datatypeInfo(dt) : undefined;
+    if (info === undefined) throw errors.invalidInput(`${where}: invalid datatype ${JSON.stringify(dt)}`);
+    const shape = parseShape(inp['shape'], where);
+    const parameters = parseParameters(inp['parameters'], where);
+    const binarySize = parameters?.['binary_data_size'];
+    if (binarySize !== undefined) {
+      if (typeof binarySize !== 'number' || !Number.isSafeInteger(binarySize) || binarySize < 0) {
+        throw errors.invalidInput(`${where}: 'binary_data_size' must be a non-negative integer`);
+      }
+      if (headerLength === undefined) {
+        throw errors.invalidInput(
+          `${where} has binary_data_size but the request has no binary part (missing ${HEADER_LENGTH_HEADER} header)`,
+        );
+      }
+      if (inp['data'] !== undefined) throw errors.invalidInput(`${where} has both 'data' and 'binary_data_size'`);
+      if (cursor + binarySize > binary.byteLength) {
+        throw errors.invalidInput(
+          `${where}: binary_data_size ${binarySize} runs past the end of the body (${binary.byteLength - cursor} bytes left)`,
+        );
+      }
+      const bytes = binary.subarray(cursor, cursor + binarySize);
+      cursor += binarySize;
+      const { binary_data_size: _drop, ...rest } = parameters as Record<string, unknown>;
+      return {
+        name,
+        datatype: info.name,
+        shape,
+        data: decodeRawTensor(name, info, shape, bytes),
+        parameters: Object.keys(rest).length > 0 ? (rest as typeof parameters) : undefined,
+      };
+    }
+    if (inp['data'] === undefined) throw errors.invalidInput(`'data' field is missing for input '${name}'`);
+    return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, inp['data']), parameters };
+  });
+  if (cursor !== binary.byteLength) {
+    throw errors.invalidInput(
+      `request has ${binary.byteLength - cursor} bytes of binary data not claimed by any input's binary_data_size`,
+    );
+  }
+  const id = doc['id'];
+  if (id !== undefined && id !== null && typeof id !== 'string') throw errors.invalidInput(`'id' must be a string`);
+  return {
+    id: typeof id === 'string' ? id : undefined,
+    parameters: parseParameters(doc['parameters'], 'request'),
+    inputs,
+    outputs: decodeOutputs(doc['outputs']),
+  };
+}

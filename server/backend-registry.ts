@@ -1,0 +1,36 @@
+/** Backends keyed by name (and aliases); model folders are matched to a backend by `detect`. */
+import { errors } from '../protocols/errors.js';
+import type { Backend } from './backend.js';
+
+export class BackendRegistry {
+  readonly #byName = new Map<string, Backend>();
+  readonly #ordered: Backend[] = [];
+
+  register(backend: Backend): this {
+    for (const key of [backend.name, ...backend.aliases]) {
+      if (this.#byName.has(key)) throw new Error(`backend '${key}' is already registered`);
+      this.#byName.set(key, backend);
+    }
+    this.#ordered.push(backend);
+    return this;
+  }
+
+  get(name: string): Backend {
+    const b = this.#byName.get(name);
+    if (b === undefined) {
+      throw errors.invalidInput(`unknown backend '${name}'; registered: ${[...this.#byName.keys()].join(', ')}`);
+    }
+    return b;
+  }
+
+  /** Finds the backend for a model folder: the configured one, else the first whose `detect` matches. */
+  async resolve(dir: string, configured: string | undefined): Promise<{ backend: Backend; file: string }> {
+    const candidates = configured === undefined ? this.#ordered : [this.get(configured)];
+    for (const backend of candidates) {
+      const file = await backend.detect(dir);
+      if (file !== undefined) return { backend, file };
+    }
+    const names = candidates.map((b) => b.name).join(', ');
+    throw errors.invalidInput(`no model file for backend(s) ${names} found in ${dir}`);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The backend boundary, in three lifetimes (after Triton's backend API):
+ * - Backend: one per model format, registered once at start-up; stateless.
+ * - ModelInstance: one per loaded model version. `load` validates and fails loudly
+ *   (a rejected promise whose message names the cause); a failed load leaves nothing behind.
+ * - infer: executes one request. Implementations must not block the caller's event loop
+ *   (run native work on another thread) and may be called concurrently; they queue or
+ *   parallelise internally. Inputs arrive already validated against `inputs`.
+ *
+ * Ownership: `infer` may detach (transfer) the ArrayBuffers of input tensors; the caller
+ * must not read the inputs after calling it. Returned outputs belong to the caller.
+ * Backends never see wire formats; they speak the neutral tensor types only.
+ */
+import type { Logger } from 'pino';
+import type { Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { ModelConfig } from './repository/model-config.js';
+
+export interface LoadOptions {
+  /** Ordered preference, e.g. ['cuda', 'cpu']; a backend falls back along the list. */
+  readonly executionProviders: readonly string[];
+  /** Threads for one operator's parallel work; 0 lets the runtime decide. */
+  readonly intraOpThreads: number;
+  readonly interOpThreads: number;
+  readonly logger: Logger;
+}
+
+export interface LoadSpec {
+  readonly modelName: string;
+  /** Version label ('1', '2', ...) or undefined for an unversioned model folder. */
+  readonly version: string | undefined;
+  /** Folder holding the model's files for this version. */
+  readonly dir: string;
+  /** The file `detect` found in `dir`. */
+  readonly file: string;
+  readonly config: ModelConfig | undefined;
+}
+
+export interface ModelInstance {
+  /** Platform string for V2 metadata, e.g. "onnxruntime_onnx". */
+  readonly platform: string;
+  readonly inputs: readonly TensorSpec[];
+  readonly outputs: readonly TensorSpec[];
+  /** Runs one inference and returns the outputs named in `outputNames`, in that order. */
+  infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]>;
+  /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
+  unload(): Promise<void>;
+}
+
+export interface Backend {
+  /** Registry key and config `backend` name, e.g. "onnx". */
+  readonly name: string;
+  /** Other names that select this backend: Triton `platform`/`backend` values. */
+  readonly aliases: readonly string[];
+  /** The model file this backend would load from `dir`, or undefined if none is there. */
+  detect(dir: string): Promise<string | undefined>;
+  load(spec: LoadSpec, options: LoadOptions): Promise<ModelInstance>;
+}

@@ -1,0 +1,104 @@
+/**
+ * The transport-neutral data plane: REST (V1, V2) and gRPC call these methods with decoded
+ * neutral requests and encode whatever comes back. Nothing here knows a wire format.
+ */
+import { randomUUID } from 'node:crypto';
+import { errors } from '../protocols/errors.js';
+import type { InferRequest, InferResponse, ModelMetadata, TensorSpec } from '../protocols/tensor.js';
+import { type Metrics, since } from './metrics.js';
+import type { ModelRepository } from './repository/model-repository.js';
+import { validateRequest } from './validate-request.js';
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data'] as const;
+
+export class DataPlane {
+  constructor(
+    readonly repository: ModelRepository,
+    readonly metrics: Metrics,
+    readonly info: ServerInfo,
+  ) {}
+
+  live(): boolean {
+    return true;
+  }
+
+  ready(): boolean {
+    return this.repository.serverReady();
+  }
+
+  serverMetadata(): { name: string; version: string; extensions: string[] } {
+    return { name: this.info.name, version: this.info.version, extensions: [...EXTENSIONS] };
+  }
+
+  listModels(): string[] {
+    return this.repository.names();
+  }
+
+  /** Throws ModelNotFound for unknown models; false while loading, failed or unloading. */
+  modelReady(name: string, version?: string): boolean {
+    const st = this.repository.state(name);
+    if (st === undefined) throw errors.modelNotFound(name);
+    if (st.state !== 'READY') return false;
+    this.repository.peek(name, version);
+    return true;
+  }
+
+  /** Throws like modelReady; metadata needs a loaded model. */
+  modelMetadata(name: string, version?: string): ModelMetadata {
+    const served = this.repository.peek(name, version);
+    return {
+      name,
+      versions: this.repository.versionsOf(name),
+      platform: served.platform,
+      inputs: served.inputs,
+      outputs: served.outputs,
+    };
+  }
+
+  /** Declared inputs of the default (or given) version; used by codecs that need a schema (V1). */
+  modelInputs(name: string, version?: string): readonly TensorSpec[] {
+    return this.repository.peek(name, version).inputs;
+  }
+
+  /**
+   * Runs one inference. The request's input buffers may be detached by the backend: callers
+   * must not read them afterwards. Outputs come back filtered and ordered as requested.
+   */
+  async infer(name: string, version: string | undefined, request: InferRequest): Promise<InferResponse> {
+    const lease = this.repository.acquire(name, version);
+    try {
+      const served = lease.served;
+      validateRequest(name, request, served.inputs, served.outputs, served.config?.maxBatchSize ?? 0);
+      const outputNames = request.outputs?.map((o) => o.name) ?? served.outputs.map((o) => o.name);
+      const start = performance.now();
+      const outputs = await served.instance.infer(request.inputs, outputNames);
+      this.metrics.observe('predict', name, since(start));
+      return {
+        id: request.id ?? randomUUID(),
+        modelName: name,
+        modelVersion: served.version,
+        outputs,
+      };
+    } finally {
+      lease.release();
+    }
+  }
+
+  explain(name: string): never {
+    this.repository.peek(name);
+    throw errors.notImplemented(`Model ${name} does not support explain`);
+  }
+
+  load(name: string): Promise<void> {
+    return this.repository.load(name);
+  }
+
+  unload(name: string): Promise<void> {
+    return this.repository.unload(name);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Builds the REST application (routes, parsers, error mapping) without binding a port:
+ * tests call `inject` or listen on port 0; only the entry point listens on configured ports.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { registerBodyParsers } from './body-parsers.js';
+import type { HttpContext } from './context.js';
+import { registerErrorHandlers } from './errors.js';
+import { registerRequestMetrics } from './request-metrics.js';
+import { opsRoutes } from './routes-ops.js';
+import { repositoryRoutes } from './routes-repository.js';
+import { v1Routes } from './routes-v1.js';
+import { v2Routes } from './routes-v2.js';
+
+export interface HttpAppOptions extends HttpContext {
+  readonly logger: Logger;
+  /** Largest request body accepted (bytes). */
+  readonly bodyLimit: number;
+}
+
+export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: opts.bodyLimit,
+    // Model names may contain characters such as '.'; keep routing strict otherwise.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Drain: close() waits for in-flight requests; keep-alive sockets close when idle.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  registerBodyParsers(app, opts.bodyLimit);
+  registerErrorHandlers(app, opts.bodyLimit);
+  registerRequestMetrics(app, opts.metrics);
+  // KServe answers `application/json` without a charset (JSON is UTF-8 by definition);
+  // some clients compare the header verbatim.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') reply.header('content-type', 'application/json');
+    return payload;
+  });
+  await app.register(opsRoutes(opts));
+  await app.register(v1Routes(opts));
+  await app.register(v2Routes(opts));
+  await app.register(repositoryRoutes(opts));
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,9 @@
+/** What the HTTP routes need from the server core; built once and passed to every plugin. */
+import type { DataPlane } from '../dataplane.js';
+import type { Metrics } from '../metrics.js';
+
+export interface HttpContext {
+  readonly dataplane: DataPlane;
+  readonly metrics: Metrics;
+  readonly enableDocsUrl: boolean;
+}

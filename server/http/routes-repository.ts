@@ -1,0 +1,31 @@
+/** Model repository extension: KServe's load/unload plus Triton's index. */
+import type { FastifyInstance } from 'fastify';
+import type { HttpContext } from './context.js';
+
+type NameParams = { Params: { name: string } };
+
+export function repositoryRoutes(ctx: HttpContext) {
+  const { dataplane } = ctx;
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post<NameParams>('/v2/repository/models/:name/load', async (req) => {
+      await dataplane.load(req.params.name);
+      return { name: req.params.name, load: true };
+    });
+    app.post<NameParams>('/v2/repository/models/:name/unload', async (req) => {
+      await dataplane.unload(req.params.name);
+      return { name: req.params.name, unload: true };
+    });
+    app.post('/v2/repository/index', async () =>
+      dataplane.listModels().map((name) => {
+        const st = dataplane.repository.state(name);
+        const versions = dataplane.repository.versionsOf(name);
+        return {
+          name,
+          ...(versions.length > 0 ? { version: versions[versions.length - 1] } : {}),
+          state: st?.state === 'READY' ? 'READY' : (st?.state ?? 'UNAVAILABLE'),
+          ...(st?.reason !== undefined ? { reason: st.reason } : {}),
+        };
+      }),
+    );
+  };
+}

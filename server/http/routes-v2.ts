@@ -1,0 +1,70 @@
+/** V2 / Open Inference Protocol REST routes, with real model versions. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../protocols/errors.js';
+import type { ModelMetadata } from '../../protocols/tensor.js';
+import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from '../../protocols/v2/rest-request.js';
+import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
+import { since } from '../metrics.js';
+import { bodyBytes } from './body-parsers.js';
+import type { HttpContext } from './context.js';
+import { tagInference } from './request-metrics.js';
+
+type ModelParams = { Params: { name: string; version?: string } };
+
+function metadataJson(m: ModelMetadata): unknown {
+  return {
+    name: m.name,
+    versions: m.versions.length > 0 ? m.versions : null,
+    platform: m.platform,
+    inputs: m.inputs,
+    outputs: m.outputs,
+  };
+}
+
+export function v2Routes(ctx: HttpContext) {
+  const { dataplane, metrics } = ctx;
+
+  async function infer(req: FastifyRequest<ModelParams>, reply: FastifyReply) {
+    const { name, version } = req.params;
+    tagInference(req, name, 'v2');
+    const start = performance.now();
+    const body = bodyBytes(req.body);
+    const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
+    const request = decodeRestInferRequest(body, headerLength);
+    metrics.observe('preprocess', name, since(start));
+    const response = await dataplane.infer(name, version, request);
+    const encodeStart = performance.now();
+    const encoded = encodeRestInferResponse(response, request);
+    metrics.observe('postprocess', name, since(encodeStart));
+    if (encoded.headerLength !== undefined) {
+      void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
+    } else void reply.type('application/json');
+    return reply.send(encoded.body);
+  }
+
+  function ready(req: FastifyRequest<ModelParams>) {
+    const { name, version } = req.params;
+    if (!dataplane.modelReady(name, version)) throw errors.modelNotReady(name);
+    return { name, ready: true };
+  }
+
+  function metadata(req: FastifyRequest<ModelParams>) {
+    return metadataJson(dataplane.modelMetadata(req.params.name, req.params.version));
+  }
+
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/v2', async () => dataplane.serverMetadata());
+    app.get('/v2/health/live', async () => ({ live: dataplane.live() }));
+    app.get('/v2/health/ready', async () => {
+      if (!dataplane.ready()) throw errors.serverNotReady();
+      return { ready: true };
+    });
+    app.get('/v2/models', async () => ({ models: dataplane.listModels() }));
+    app.get<ModelParams>('/v2/models/:name', async (req) => metadata(req));
+    app.get<ModelParams>('/v2/models/:name/versions/:version', async (req) => metadata(req));
+    app.get<ModelParams>('/v2/models/:name/ready', async (req) => ready(req));
+    app.get<ModelParams>('/v2/models/:name/versions/:version/ready', async (req) => ready(req));
+    app.post<ModelParams>('/v2/models/:name/infer', infer);
+    app.post<ModelParams>('/v2/models/:name/versions/:version/infer', infer);
+  };
+}

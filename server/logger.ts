@@ -1,0 +1,6 @@
+/** Structured JSON logs (pino) on stdout, one object per line. */
+import { pino, type Logger } from 'pino';
+
+export function createLogger(level: string): Logger {
+  return pino({ level, base: { service: 'kserve-ts' }, timestamp: pino.stdTimeFunctions.isoTime });
+}

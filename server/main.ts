@@ -1,0 +1,60 @@
+/**
+ * `kserve-ts serve`: the only place that binds ports and handles signals.
+ * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
+ * requested (the anchor's NoModelReady), 2 for invalid flags.
+ */
+import { ConfigError, helpText, parseServeArgs } from './config.js';
+import { createLogger } from './logger.js';
+import { createServer } from './server.js';
+
+export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseServeArgs(argv, env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`kserve-ts serve: ${e.message}\nRun 'kserve-ts serve --help' for the flags.\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (parsed.help) {
+    process.stdout.write(`${helpText()}\n`);
+    return 0;
+  }
+  const { config } = parsed;
+  const logger = createLogger(config.logLevel);
+  for (const w of parsed.warnings) logger.warn(w);
+
+  const server = await createServer(config, logger);
+  await server.http.listen({ host: config.httpHost, port: config.httpPort });
+  logger.info({ port: config.httpPort, host: config.httpHost }, 'REST server listening');
+
+  let exitCode = 0;
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'shutting down');
+      void server.close().then(resolve, (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+
+  await server.repository.loadStartupModels();
+  const names = server.repository.names();
+  if ((config.modelDir !== undefined || config.modelRepository !== undefined) && server.repository.readyCount() === 0) {
+    const causes = names.map((n) => `${n}: ${server.repository.state(n)?.reason ?? 'not found'}`);
+    logger.fatal({ models: causes }, 'NoModelReady: no model could be loaded');
+    process.stderr.write(`kserve-ts serve: no model is ready${causes.length ? ` (${causes.join('; ')})` : ' (no model folders found)'}\n`);
+    await server.close();
+    return 1;
+  }
+  logger.info({ models: names, ready: server.dataplane.ready() }, 'server started');
+  await stopped;
+  logger.info('shutdown complete');
+  return exitCode;
+}

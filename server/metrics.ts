@@ -1,0 +1,59 @@
+/**
+ * Prometheus metrics: the anchor's per-stage latency histograms (seconds, label
+ * `model_name`) plus request counters by model, protocol and status code. One registry per
+ * server instance so that tests and embedded servers never share state.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type Stage = 'preprocess' | 'predict' | 'postprocess' | 'explain';
+export type Protocol = 'v1' | 'v2' | 'grpc';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #stages: Record<Stage, Histogram<'model_name'>>;
+  readonly #requests: Counter<'model_name' | 'protocol' | 'status_code'>;
+
+  constructor(opts: { defaultMetrics: boolean } = { defaultMetrics: true }) {
+    const hist = (stage: Stage, help: string) =>
+      new Histogram({
+        name: `request_${stage}_seconds`,
+        help,
+        labelNames: ['model_name'],
+        registers: [this.registry],
+      });
+    this.#stages = {
+      preprocess: hist('preprocess', 'pre-process request latency'),
+      predict: hist('predict', 'predict request latency'),
+      postprocess: hist('postprocess', 'post-process request latency'),
+      explain: hist('explain', 'explain request latency'),
+    };
+    this.#requests = new Counter({
+      name: 'kserve_inference_requests_total',
+      help: 'inference requests by model, protocol and response status code',
+      labelNames: ['model_name', 'protocol', 'status_code'],
+      registers: [this.registry],
+    });
+    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  observe(stage: Stage, model: string, seconds: number): void {
+    this.#stages[stage].observe({ model_name: model }, seconds);
+  }
+
+  countRequest(model: string, protocol: Protocol, statusCode: number | string): void {
+    this.#requests.inc({ model_name: model, protocol, status_code: String(statusCode) });
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** Seconds elapsed since `start` (a performance.now() reading). */
+export function since(start: number): number {
+  return (performance.now() - start) / 1000;
+}

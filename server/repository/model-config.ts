@@ -1,0 +1,140 @@
+/**
+ * Per-model configuration: the subset of Triton's `config.pbtxt` this server honours.
+ * See docs/model-repository.md for the format. Unknown fields are ignored with a warning
+ * by the caller; malformed known fields fail the model's load with a clear message.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Datatype } from '../../protocols/datatypes.js';
+import type { TensorSpec } from '../../protocols/tensor.js';
+import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
+
+export interface DynamicBatchingConfig {
+  readonly preferredBatchSizes: readonly number[];
+  readonly maxQueueDelayMicroseconds: number;
+}
+
+export interface ModelConfig {
+  readonly name: string | undefined;
+  /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
+  readonly backend: string | undefined;
+  /** >0: the first dimension of every input and output is a batch dimension of at most this size. */
+  readonly maxBatchSize: number;
+  /** Shapes here exclude the batch dimension when maxBatchSize > 0, as in Triton. */
+  readonly inputs: readonly TensorSpec[] | undefined;
+  readonly outputs: readonly TensorSpec[] | undefined;
+  readonly dynamicBatching: DynamicBatchingConfig | undefined;
+  /** `parameters { key: "k" value { string_value: "v" } }` entries. */
+  readonly parameters: ReadonlyMap<string, string>;
+  /** Fields present in the file that this server does not act on. */
+  readonly ignoredFields: readonly string[];
+}
+
+const TRITON_TYPES = new Map<string, Datatype>([
+  ['TYPE_BOOL', 'BOOL'],
+  ['TYPE_UINT8', 'UINT8'],
+  ['TYPE_UINT16', 'UINT16'],
+  ['TYPE_UINT32', 'UINT32'],
+  ['TYPE_UINT64', 'UINT64'],
+  ['TYPE_INT8', 'INT8'],
+  ['TYPE_INT16', 'INT16'],
+  ['TYPE_INT32', 'INT32'],
+  ['TYPE_INT64', 'INT64'],
+  ['TYPE_FP16', 'FP16'],
+  ['TYPE_BF16', 'BF16'],
+  ['TYPE_FP32', 'FP32'],
+  ['TYPE_FP64', 'FP64'],
+  ['TYPE_STRING', 'BYTES'],
+]);
+
+const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters']);
+
+function one(msg: PbMessage, key: string): PbValue | undefined {
+  const v = msg.get(key);
+  return v === undefined ? undefined : v[v.length - 1];
+}
+
+function str(msg: PbMessage, key: string): string | undefined {
+  const v = one(msg, key);
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new Error(`config.pbtxt: '${key}' must be a string`);
+  return v;
+}
+
+function int(msg: PbMessage, key: string, dflt: number): number {
+  const v = one(msg, key);
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`config.pbtxt: '${key}' must be an integer`);
+  return v;
+}
+
+function sub(v: PbValue, what: string): PbMessage {
+  if (!(v instanceof Map)) throw new Error(`config.pbtxt: '${what}' must be a message`);
+  return v;
+}
+
+function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefined {
+  const list = msg.get(key);
+  if (list === undefined) return undefined;
+  return list.map((v) => {
+    const m = sub(v, key);
+    const name = str(m, 'name');
+    if (name === undefined) throw new Error(`config.pbtxt: every ${key} needs a name`);
+    const typeName = one(m, 'data_type');
+    const datatype = typeof typeName === 'string' ? TRITON_TYPES.get(typeName) : undefined;
+    if (datatype === undefined) throw new Error(`config.pbtxt: ${key} '${name}' has unknown data_type ${String(typeName)}`);
+    const dims = (m.get('dims') ?? []).map((d) => {
+      if (typeof d !== 'number' || !Number.isInteger(d) || d < -1) {
+        throw new Error(`config.pbtxt: ${key} '${name}' has invalid dims`);
+      }
+      return d;
+    });
+    return { name, datatype, shape: dims };
+  });
+}
+
+export function parseModelConfig(text: string): ModelConfig {
+  const msg = parsePbtxt(text);
+  const dynamic = one(msg, 'dynamic_batching');
+  const dynamicBatching =
+    dynamic === undefined
+      ? undefined
+      : {
+          preferredBatchSizes: (sub(dynamic, 'dynamic_batching').get('preferred_batch_size') ?? []).map(Number),
+          maxQueueDelayMicroseconds: int(sub(dynamic, 'dynamic_batching'), 'max_queue_delay_microseconds', 0),
+        };
+  const parameters = new Map<string, string>();
+  for (const p of msg.get('parameters') ?? []) {
+    const m = sub(p, 'parameters');
+    const key = str(m, 'key');
+    const value = one(m, 'value');
+    const s = value instanceof Map ? str(value, 'string_value') : undefined;
+    if (key === undefined || s === undefined) {
+      throw new Error(`config.pbtxt: parameters need 'key' and 'value { string_value: ... }'`);
+    }
+    parameters.set(key, s);
+  }
+  const maxBatchSize = int(msg, 'max_batch_size', 0);
+  if (maxBatchSize < 0) throw new Error('config.pbtxt: max_batch_size must be >= 0');
+  return {
+    name: str(msg, 'name'),
+    backend: str(msg, 'backend') ?? str(msg, 'platform'),
+    maxBatchSize,
+    inputs: tensors(msg, 'input'),
+    outputs: tensors(msg, 'output'),
+    dynamicBatching,
+    parameters,
+    ignoredFields: [...msg.keys()].filter((k) => !KNOWN.has(k)),
+  };
+}
+
+/** Reads `<dir>/config.pbtxt` if present. */
+export async function readModelConfig(dir: string): Promise<ModelConfig | undefined> {
+  let text: string;
+  try {
+    text = await readFile(`${dir}/config.pbtxt`, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  return parseModelConfig(text);
+}

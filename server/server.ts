@@ -1,0 +1,87 @@
+/**
+ * Assembles a model server from a validated config: backend registry, model repository,
+ * data plane, metrics and transports. Nothing here binds ports or handles signals; see
+ * main.ts. Embedders and tests use this directly.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { BackendRegistry } from './backend-registry.js';
+import { onnxBackend } from './backends/onnx/onnx-backend.js';
+import type { ServerConfig } from './config.js';
+import { DataPlane } from './dataplane.js';
+import { buildHttpApp } from './http/app.js';
+import { Metrics } from './metrics.js';
+import { ModelRepository } from './repository/model-repository.js';
+import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
+import { SERVER_NAME, SERVER_VERSION } from './version.js';
+
+export interface ModelServer {
+  readonly config: ServerConfig;
+  readonly dataplane: DataPlane;
+  readonly repository: ModelRepository;
+  readonly metrics: Metrics;
+  readonly http: FastifyInstance;
+  /** Stops accepting, drains in-flight requests (bounded by the grace period), unloads models. */
+  close(): Promise<void>;
+}
+
+/** The default backend set; tensorflow joins here in its own issue. */
+export function defaultBackends(): BackendRegistry {
+  return new BackendRegistry().register(onnxBackend);
+}
+
+function sourceFor(config: ServerConfig): ModelSource | undefined {
+  if (config.modelRepository !== undefined) return repositorySource(config.modelRepository);
+  if (config.modelDir !== undefined) return singleModelSource(config.modelName, config.modelDir);
+  return undefined;
+}
+
+export async function createServer(
+  config: ServerConfig,
+  logger: Logger,
+  opts: { backends?: BackendRegistry; defaultMetrics?: boolean } = {},
+): Promise<ModelServer> {
+  const metrics = new Metrics({ defaultMetrics: opts.defaultMetrics ?? true });
+  const source = sourceFor(config) ?? { list: async () => [], locate: async () => undefined };
+  const repository = new ModelRepository({
+    source,
+    backends: opts.backends ?? defaultBackends(),
+    loadOptions: {
+      executionProviders: config.executionProviders,
+      intraOpThreads: config.intraOpThreads,
+      interOpThreads: config.interOpThreads,
+      logger,
+    },
+    logger,
+    drainTimeoutMs: config.gracePeriodSeconds * 1000,
+  });
+  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION });
+  const http = await buildHttpApp({
+    dataplane,
+    metrics,
+    enableDocsUrl: config.enableDocsUrl,
+    logger,
+    bodyLimit: config.restMaxBodyBytes,
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const grace = config.gracePeriodSeconds * 1000;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logger.warn({ graceSeconds: config.gracePeriodSeconds }, 'grace period over; closing remaining connections');
+          http.server.closeAllConnections();
+          resolve();
+        }, grace);
+      });
+      await Promise.race([http.close(), timeout]);
+      clearTimeout(timer);
+      await repository.unloadAll();
+    })();
+    return closing;
+  };
+
+  return { config, dataplane, repository, metrics, http, close };
+}
