@@ -35,8 +35,15 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   registerRequestMetrics(app, opts.metrics);
   // KServe answers `application/json` without a charset (JSON is UTF-8 by definition);
   // some clients compare the header verbatim.
+  // While draining, answer in-flight requests with `Connection: close` so keep-alive
+  // clients let go and close() can finish without waiting for the grace period.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (_req, reply, payload) => {
     if (reply.getHeader('content-type') === 'application/json; charset=utf-8') reply.header('content-type', 'application/json');
+    if (closing) reply.header('connection', 'close');
     return payload;
   });
   await app.register(opsRoutes(opts));

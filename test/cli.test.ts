@@ -1,0 +1,82 @@
+/** The `kserve-ts` command as users and Kubernetes run it: flags, exit codes, signals. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { binaryInferBody } from './helpers/binary.js';
+import { runCli, restPort } from './helpers/process.js';
+import { IRIS_DIR, makeRepository } from './helpers/server.js';
+
+const LOOPBACK = ['--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'];
+
+describe('kserve-ts CLI', () => {
+  const cleanups: Array<() => void> = [];
+  afterAll(() => cleanups.forEach((c) => c()));
+
+  it('lists every flag with --help', async () => {
+    const p = runCli(['serve', '--help']);
+    expect(await p.exited).toBe(0);
+    for (const flag of ['--http_port', '--grpc_port', '--model_name', '--model_dir', '--model_repository', '--enable_grpc', '--enable_docs_url', '--workers', '--grpc_max_send_message_length', '--grpc_max_receive_message_length', '--rest_max_body_bytes', '--execution_providers', '--intra_op_threads', '--log_level']) {
+      expect(p.output()).toContain(flag);
+    }
+  });
+
+  it('rejects an invalid flag value with exit code 2 and a clear message', async () => {
+    const p = runCli(['serve', '--http_port', 'eighty']);
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toContain("--http_port expects a non-negative integer, got 'eighty'");
+  });
+
+  it('serves with KServe runtime args, warns about unknown flags, and exits 0 on SIGTERM', async () => {
+    const p = runCli([`--model_name=iris`, `--model_dir=${IRIS_DIR}`, '--enable_grpc=false', '--no_such_flag', 'x', ...LOOPBACK]);
+    const port = await restPort(p);
+    await p.waitForLog((l) => l['msg'] === 'server started');
+    expect(p.output()).toContain('unknown flag --no_such_flag ignored');
+    const res = await fetch(`http://127.0.0.1:${port}/v1/models/iris:predict`, {
+      method: 'POST',
+      body: JSON.stringify({ instances: [[5.1, 3.5, 1.4, 0.2]] }),
+    });
+    expect(await res.json()).toEqual({ predictions: [0] });
+    const loaded = await p.waitForLog((l) => l['msg'] === 'model loaded');
+    expect(loaded['model']).toBe('iris');
+    expect(typeof loaded['loadMs']).toBe('number');
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toContain('shutdown complete');
+  });
+
+  it('exits 1 with the cause when no model can be loaded (NoModelReady)', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'kserve-ts-empty-'));
+    cleanups.push(() => rmSync(empty, { recursive: true, force: true }));
+    const p = runCli(['serve', '--model_name', 'm', '--model_dir', empty, '--enable_grpc', 'false', ...LOOPBACK]);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('no model is ready');
+    expect(p.output()).toContain('no model file');
+  });
+
+  it('drains an in-flight inference on SIGTERM before exiting 0', async () => {
+    const repo = makeRepository({ slow: 'slow_matmul' });
+    cleanups.push(repo.cleanup);
+    const p = runCli(['serve', '--model_repository', repo.dir, '--enable_grpc', 'false', '--intra_op_threads', '1', ...LOOPBACK]);
+    const port = await restPort(p);
+    await p.waitForLog((l) => l['msg'] === 'server started');
+    const rows = 2048;
+    const { body, headerLength } = binaryInferBody([
+      { name: 'X', datatype: 'FP32', shape: [rows, 1024], bytes: new Uint8Array(new Float32Array(rows * 1024).fill(1).buffer) },
+    ]);
+    const inflight = fetch(`http://127.0.0.1:${port}/v2/models/slow/infer`, {
+      method: 'POST',
+      headers: { 'inference-header-content-length': String(headerLength) },
+      body,
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    p.child.kill('SIGTERM');
+    const res = await inflight;
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as { outputs: Array<{ name: string; shape: number[]; data: number[] }> };
+    expect(out.outputs[0]?.shape).toEqual([rows, 1024]);
+    // All-ones input stays all ones through the averaging matmuls.
+    expect(out.outputs[0]?.data.slice(0, 3).map((v) => Math.round(v * 1000) / 1000)).toEqual([1, 1, 1]);
+    expect(await p.exited).toBe(0);
+  });
+});
