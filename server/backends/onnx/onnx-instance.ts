@@ -59,6 +59,15 @@ function fromWire(t: WireTensor): Tensor {
   return { name: t.name, datatype, shape: t.dims, data };
 }
 
+/** Rewrites onnxruntime's terse load errors where we know what they mean. */
+function explainLoadError(message: string): string {
+  // ONNX TensorProto.DataType 16 is BFLOAT16, which onnxruntime-node has no JS tensor type for.
+  if (/Unsupported data type: 16\b/.test(message)) {
+    return 'the model has bfloat16 (BF16) inputs or outputs, which onnxruntime-node cannot exchange with JavaScript; export it with FP32 or FP16 tensors';
+  }
+  return message;
+}
+
 export class OnnxInstance implements ModelInstance {
   readonly platform = 'onnxruntime_onnx';
   readonly #worker: Worker;
@@ -95,7 +104,7 @@ export class OnnxInstance implements ModelInstance {
         worker.off('error', reject);
         worker.off('exit', onExit);
         if (msg.op === 'loaded') resolve(msg);
-        else reject(new Error(msg.op === 'load-failed' ? msg.message : `unexpected message ${msg.op}`));
+        else reject(new Error(msg.op === 'load-failed' ? explainLoadError(msg.message) : `unexpected message ${msg.op}`));
       });
     }).catch(async (e: unknown) => {
       await worker.terminate();

@@ -1,0 +1,114 @@
+/** The onnx backend against real onnxruntime sessions: detection, metadata, providers, failures. */
+import { mkdtempSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture } from '../../../test/helpers/server.js';
+import type { LoadOptions } from '../../backend.js';
+import { cudaProviderInstalled, onnxBackend } from './onnx-backend.js';
+
+function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<string, unknown>> } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: 'debug' }, stream);
+  return {
+    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, logger },
+    lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+describe('onnx backend', () => {
+  const dirs: string[] = [];
+  const tempDir = (files: Record<string, string>) => {
+    const d = mkdtempSync(path.join(tmpdir(), 'kserve-ts-onnx-'));
+    dirs.push(d);
+    for (const [name, src] of Object.entries(files)) copyFileSync(src, path.join(d, name));
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('detects model.onnx, a single *.onnx file, and refuses to guess between several', async () => {
+    expect(await onnxBackend.detect(tempDir({ 'model.onnx': fixture('add_sub') }))).toMatch(/model\.onnx$/);
+    expect(await onnxBackend.detect(tempDir({ 'classifier.onnx': fixture('add_sub') }))).toMatch(/classifier\.onnx$/);
+    expect(await onnxBackend.detect(tempDir({}))).toBeUndefined();
+    await expect(onnxBackend.detect(tempDir({ 'a.onnx': fixture('add_sub'), 'b.onnx': fixture('add_sub') }))).rejects.toThrow(
+      /several \.onnx files \(a\.onnx, b\.onnx\)/,
+    );
+  });
+
+  it('exposes V2 metadata from the session, with -1 for dynamic dimensions', async () => {
+    const { options } = capturingLogger();
+    const file = fixture('add_sub');
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    try {
+      expect(m.platform).toBe('onnxruntime_onnx');
+      expect(m.inputs).toEqual([
+        { name: 'INPUT0', datatype: 'FP32', shape: [-1, 16] },
+        { name: 'INPUT1', datatype: 'FP32', shape: [-1, 16] },
+      ]);
+      expect(m.outputs.map((o) => o.name)).toEqual(['OUTPUT0', 'OUTPUT1']);
+      const a = Float32Array.from({ length: 16 }, (_, i) => i);
+      const b = new Float32Array(16).fill(1);
+      const out = await m.infer(
+        [
+          { name: 'INPUT0', datatype: 'FP32', shape: [1, 16], data: a },
+          { name: 'INPUT1', datatype: 'FP32', shape: [1, 16], data: b },
+        ],
+        ['OUTPUT1'],
+      );
+      expect(out.map((o) => o.name)).toEqual(['OUTPUT1']);
+      expect(Array.from(out[0]?.data as Float32Array)).toEqual(Array.from({ length: 16 }, (_, i) => i - 1));
+    } finally {
+      await m.unload();
+    }
+  });
+
+  it('falls back to cpu with a warning when the CUDA provider is requested but not installed', async () => {
+    expect(cudaProviderInstalled()).toBe(false);
+    const { options, lines } = capturingLogger();
+    const file = fixture('identity_fp32');
+    const m = await onnxBackend.load(
+      { modelName: 'gpu-model', version: undefined, dir: path.dirname(file), file, config: undefined },
+      { ...options, executionProviders: ['cuda', 'cpu'] },
+    );
+    try {
+      const out = await m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(1.5, -2) }], ['OUTPUT0']);
+      expect(Array.from(out[0]?.data as Float32Array)).toEqual([1.5, -2]);
+      const warn = lines().find((l) => l['level'] === 40);
+      expect(String(warn?.['msg'])).toContain('CUDA execution provider requested');
+      expect(warn?.['model']).toBe('gpu-model');
+    } finally {
+      await m.unload();
+    }
+  });
+
+  it('fails the load with a clear cause for bfloat16 models and for corrupt files', async () => {
+    const { options } = capturingLogger();
+    const bf16 = fixture('identity_bf16');
+    await expect(
+      onnxBackend.load({ modelName: 'bf', version: undefined, dir: path.dirname(bf16), file: bf16, config: undefined }, options),
+    ).rejects.toThrow(/bfloat16 \(BF16\).*onnxruntime-node cannot/);
+    const bad = path.join(tempDir({}), 'model.onnx');
+    writeFileSync(bad, 'not an onnx model');
+    await expect(
+      onnxBackend.load({ modelName: 'bad', version: undefined, dir: path.dirname(bad), file: bad, config: undefined }, options),
+    ).rejects.toThrow(/protobuf|parse|load/i);
+  });
+
+  it('fails pending requests, not the process, when its worker dies', async () => {
+    const { options } = capturingLogger();
+    const file = fixture('identity_fp32');
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    await m.unload();
+    await expect(
+      m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: Float32Array.of(1) }], ['OUTPUT0']),
+    ).rejects.toThrow(/model worker is gone/);
+  });
+});
