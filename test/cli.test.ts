@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { binaryInferBody } from './helpers/binary.js';
 import { runCli, restPort } from './helpers/process.js';
-import { IRIS_DIR, makeRepository } from './helpers/server.js';
+import { IRIS_DIR, ROOT, makeRepository } from './helpers/server.js';
 
 const LOOPBACK = ['--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'];
 
@@ -19,6 +19,13 @@ describe('kserve-ts CLI', () => {
     for (const flag of ['--http_port', '--grpc_port', '--model_name', '--model_dir', '--model_repository', '--enable_grpc', '--enable_docs_url', '--workers', '--grpc_max_send_message_length', '--grpc_max_receive_message_length', '--rest_max_body_bytes', '--execution_providers', '--intra_op_threads', '--log_level']) {
       expect(p.output()).toContain(flag);
     }
+  });
+
+  it('is on the PATH of npm scripts and npx after npm ci (node_modules/.bin/kserve-ts)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(path.join(ROOT, 'node_modules/.bin/kserve-ts'), ['--help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Usage: kserve-ts <command>');
   });
 
   it('rejects an invalid flag value with exit code 2 and a clear message', async () => {

@@ -14,7 +14,7 @@ import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import { isDetachable } from '../../../protocols/buffer-ownership.js';
 import type { LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
-import type { FromWorker, SessionSettings, ToWorker, WireTensor, WireValueInfo } from './onnx-messages.js';
+import type { FromWorker, RunJob, SessionSettings, ToWorker, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { ortFromV2, v2FromOrt } from './onnx-types.js';
 
 interface Pending {
@@ -74,6 +74,9 @@ export class OnnxInstance implements ModelInstance {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #dead: Error | undefined;
+  #batch: RunJob[] = [];
+  #batchTransfer: ArrayBuffer[] = [];
+  #flushScheduled = false;
 
   private constructor(
     worker: Worker,
@@ -128,13 +131,30 @@ export class OnnxInstance implements ModelInstance {
     const { feeds, transfer } = toWire(inputs);
     return new Promise<Tensor[]>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      const msg: ToWorker = { op: 'run', id, feeds, fetches: outputNames };
-      this.#worker.postMessage(msg, transfer);
+      this.#batch.push({ id, feeds, fetches: outputNames });
+      for (const b of transfer) this.#batchTransfer.push(b);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
     });
+  }
+
+  /** Sends every job queued during this event-loop turn in one message. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const jobs = this.#batch;
+    const transfer = this.#batchTransfer;
+    this.#batch = [];
+    this.#batchTransfer = [];
+    if (jobs.length === 0 || this.#dead !== undefined) return;
+    const msg: ToWorker = { op: 'run', jobs };
+    this.#worker.postMessage(msg, transfer);
   }
 
   async unload(): Promise<void> {
     if (this.#dead !== undefined) return;
+    this.#flush();
     const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     const msg: ToWorker = { op: 'close' };
     this.#worker.postMessage(msg);
@@ -144,16 +164,18 @@ export class OnnxInstance implements ModelInstance {
   }
 
   #onMessage(msg: FromWorker): void {
-    if (msg.op !== 'result' && msg.op !== 'error') return;
-    const p = this.#pending.get(msg.id);
-    if (p === undefined) return;
-    this.#pending.delete(msg.id);
-    if (msg.op === 'error') p.reject(errors.inferenceError(msg.message));
-    else {
-      try {
-        p.resolve(msg.outputs.map(fromWire));
-      } catch (e) {
-        p.reject(e as Error);
+    if (msg.op !== 'results') return;
+    for (const r of msg.results) {
+      const p = this.#pending.get(r.id);
+      if (p === undefined) continue;
+      this.#pending.delete(r.id);
+      if ('error' in r) p.reject(errors.inferenceError(r.error));
+      else {
+        try {
+          p.resolve(r.outputs.map(fromWire));
+        } catch (e) {
+          p.reject(e as Error);
+        }
       }
     }
   }

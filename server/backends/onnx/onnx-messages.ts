@@ -27,9 +27,22 @@ export interface SessionSettings {
   readonly interOpThreads: number;
 }
 
-export type ToWorker =
-  | { readonly op: 'run'; readonly id: number; readonly feeds: WireTensor[]; readonly fetches: readonly string[] }
-  | { readonly op: 'close' };
+export interface RunJob {
+  readonly id: number;
+  readonly feeds: WireTensor[];
+  readonly fetches: readonly string[];
+}
+
+export type JobResult =
+  | { readonly id: number; readonly outputs: WireTensor[] }
+  | { readonly id: number; readonly error: string };
+
+/**
+ * Jobs that arrive in the same event-loop turn travel in one message, and results come back
+ * in batches: one thread hand-off per batch instead of two per request. Jobs still run one
+ * at a time, in order.
+ */
+export type ToWorker = { readonly op: 'run'; readonly jobs: RunJob[] } | { readonly op: 'close' };
 
 export type FromWorker =
   | {
@@ -40,5 +53,4 @@ export type FromWorker =
       readonly warnings: string[];
     }
   | { readonly op: 'load-failed'; readonly message: string }
-  | { readonly op: 'result'; readonly id: number; readonly outputs: WireTensor[] }
-  | { readonly op: 'error'; readonly id: number; readonly message: string };
+  | { readonly op: 'results'; readonly results: JobResult[] };

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
-import type { FromWorker, SessionSettings, ToWorker, WireTensor, WireValueInfo } from './onnx-messages.js';
+import type { FromWorker, JobResult, RunJob, SessionSettings, ToWorker, WireTensor, WireValueInfo } from './onnx-messages.js';
 
 const settings = workerData as SessionSettings;
 const port = parentPort;
@@ -66,40 +66,59 @@ async function main(): Promise<void> {
     return;
   }
 
+  let queue: Promise<void> = Promise.resolve();
   port?.on('message', (msg: ToWorker) => {
     if (msg.op === 'close') {
-      void session.release().finally(() => port.close());
+      queue = queue.then(() => session.release()).finally(() => port.close());
       return;
     }
-    void run(session, msg);
+    queue = queue.then(() => runJobs(session, msg.jobs));
   });
 }
 
-async function run(session: ort.InferenceSession, msg: Extract<ToWorker, { op: 'run' }>): Promise<void> {
-  try {
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const t of msg.feeds) {
-      feeds[t.name] = new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+/** Results are flushed when the batch is done, or sooner once a batch has run this long (ms). */
+const FLUSH_AFTER_MS = 2;
+
+async function runJobs(session: ort.InferenceSession, jobs: readonly RunJob[]): Promise<void> {
+  let results: JobResult[] = [];
+  let transfer: ArrayBuffer[] = [];
+  let since = performance.now();
+  for (const job of jobs) {
+    try {
+      const outputs = await run(session, job, transfer);
+      results.push({ id: job.id, outputs });
+    } catch (e) {
+      results.push({ id: job.id, error: (e as Error).message });
     }
-    const result = await session.run(feeds, msg.fetches as string[]);
-    const outputs: WireTensor[] = [];
-    const transfer: ArrayBuffer[] = [];
-    for (const name of msg.fetches) {
-      const value = result[name];
-      if (value === undefined) throw new Error(`model produced no output '${name}'`);
-      let data = value.data as WireTensor['data'];
-      if (!Array.isArray(data)) {
-        // Copy only when the runtime handed us a view on a larger or shared buffer.
-        const own = ownBuffer(data);
-        if (own === undefined) data = data.slice();
-        transfer.push(data.buffer as ArrayBuffer);
-      }
-      outputs.push({ name, type: value.type, dims: value.dims, data });
+    if (performance.now() - since > FLUSH_AFTER_MS) {
+      post({ op: 'results', results }, transfer);
+      results = [];
+      transfer = [];
+      since = performance.now();
     }
-    post({ op: 'result', id: msg.id, outputs }, transfer);
-  } catch (e) {
-    post({ op: 'error', id: msg.id, message: (e as Error).message });
   }
+  if (results.length > 0) post({ op: 'results', results }, transfer);
+}
+
+async function run(session: ort.InferenceSession, job: RunJob, transfer: ArrayBuffer[]): Promise<WireTensor[]> {
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const t of job.feeds) {
+    feeds[t.name] = new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+  }
+  const result = await session.run(feeds, job.fetches as string[]);
+  const outputs: WireTensor[] = [];
+  for (const name of job.fetches) {
+    const value = result[name];
+    if (value === undefined) throw new Error(`model produced no output '${name}'`);
+    let data = value.data as WireTensor['data'];
+    if (!Array.isArray(data)) {
+      // Copy only when the runtime handed us a view on a larger or shared buffer.
+      if (ownBuffer(data) === undefined) data = data.slice();
+      transfer.push(data.buffer as ArrayBuffer);
+    }
+    outputs.push({ name, type: value.type, dims: value.dims, data });
+  }
+  return outputs;
 }
 
 void main();
