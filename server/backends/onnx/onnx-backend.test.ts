@@ -70,6 +70,21 @@ describe('onnx backend', () => {
     }
   });
 
+  it('gives each of many concurrent requests exactly its own result', async () => {
+    const { options } = capturingLogger();
+    const file = fixture('scale2_fp32');
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    try {
+      const calls = Array.from({ length: 64 }, (_, i) =>
+        m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], data: Float32Array.of(i, i + 0.5, -i) }], ['OUTPUT0']),
+      );
+      const results = await Promise.all(calls);
+      results.forEach((out, i) => expect(Array.from(out[0]?.data as Float32Array)).toEqual([2 * i, 2 * i + 1, -2 * i]));
+    } finally {
+      await m.unload();
+    }
+  });
+
   it('falls back to cpu with a warning when the CUDA provider is requested but not installed', async () => {
     expect(cudaProviderInstalled()).toBe(false);
     const { options, lines } = capturingLogger();
