@@ -29,6 +29,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
   const server = await createServer(config, logger);
   await server.http.listen({ host: config.httpHost, port: config.httpPort });
   logger.info({ port: config.httpPort, host: config.httpHost }, 'REST server listening');
+  if (server.grpc !== undefined) {
+    const port = await server.grpc.listen(config.httpHost, config.grpcPort);
+    logger.info({ port, host: config.httpHost }, 'gRPC server listening');
+  }
 
   let exitCode = 0;
   const stopped = new Promise<void>((resolve) => {

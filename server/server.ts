@@ -9,6 +9,7 @@ import { BackendRegistry } from './backend-registry.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
 import type { ServerConfig } from './config.js';
 import { DataPlane } from './dataplane.js';
+import { type GrpcServer, buildGrpcServer } from './grpc/grpc-server.js';
 import { buildHttpApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
@@ -21,6 +22,8 @@ export interface ModelServer {
   readonly repository: ModelRepository;
   readonly metrics: Metrics;
   readonly http: FastifyInstance;
+  /** The gRPC server when config.enableGrpc; not bound until `grpc.listen`. */
+  readonly grpc: GrpcServer | undefined;
   /** Stops accepting, drains in-flight requests (bounded by the grace period), unloads models. */
   close(): Promise<void>;
 }
@@ -63,6 +66,15 @@ export async function createServer(
     logger,
     bodyLimit: config.restMaxBodyBytes,
   });
+  const grpc = config.enableGrpc
+    ? buildGrpcServer({
+        dataplane,
+        metrics,
+        logger,
+        maxReceiveMessageLength: config.grpcMaxReceiveMessageLength,
+        maxSendMessageLength: config.grpcMaxSendMessageLength,
+      })
+    : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -73,15 +85,16 @@ export async function createServer(
         timer = setTimeout(() => {
           logger.warn({ graceSeconds: config.gracePeriodSeconds }, 'grace period over; closing remaining connections');
           http.server.closeAllConnections();
+          grpc?.forceClose();
           resolve();
         }, grace);
       });
-      await Promise.race([http.close(), timeout]);
+      await Promise.race([Promise.all([http.close(), grpc?.close()]), timeout]);
       clearTimeout(timer);
       await repository.unloadAll();
     })();
     return closing;
   };
 
-  return { config, dataplane, repository, metrics, http, close };
+  return { config, dataplane, repository, metrics, http, grpc, close };
 }

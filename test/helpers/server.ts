@@ -48,21 +48,32 @@ export interface TestServer {
   readonly server: ModelServer;
   /** Base URL of the REST server, e.g. http://127.0.0.1:41234 */
   readonly url: string;
+  /** gRPC target when started with `{ grpc: true }`, e.g. 127.0.0.1:41235 */
+  readonly grpcAddress: string | undefined;
   close(): Promise<void>;
 }
 
-/** Starts a server with CLI-style flags (as `kserve-ts serve` would get them) on port 0. */
-export async function startServer(flags: string[]): Promise<TestServer> {
+/**
+ * Starts a server with CLI-style flags (as `kserve-ts serve` would get them) on port 0.
+ * `grpc: true` also serves gRPC on a free loopback port (see `grpcAddress`).
+ */
+export async function startServer(flags: string[], opts: { grpc?: boolean } = {}): Promise<TestServer> {
   const { config } = parseServeArgs(
-    ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
+    ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
     {},
   );
   const server = await createServer(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
     defaultMetrics: false,
   });
   await server.http.listen({ host: '127.0.0.1', port: 0 });
+  const grpcPort = server.grpc === undefined ? undefined : await server.grpc.listen('127.0.0.1', 0);
   await server.repository.loadStartupModels();
   const addr = server.http.server.address();
   if (addr === null || typeof addr === 'string') throw new Error('no address');
-  return { server, url: `http://127.0.0.1:${addr.port}`, close: () => server.close() };
+  return {
+    server,
+    url: `http://127.0.0.1:${addr.port}`,
+    grpcAddress: grpcPort === undefined ? undefined : `127.0.0.1:${grpcPort}`,
+    close: () => server.close(),
+  };
 }

@@ -1,0 +1,45 @@
+/**
+ * Neutral InferResponse -> ModelInferResponse. Outputs are all raw or all typed, because
+ * raw_output_contents pairs with `outputs` by index: raw when the request sent raw inputs
+ * or when any output's datatype has no typed field (FP16, BF16), typed otherwise.
+ * Raw fixed-size outputs are views on the output storage; only serialisation copies them.
+ */
+import { type DatatypeInfo, datatypeInfo } from '../datatypes.js';
+import { errors } from '../errors.js';
+import { encodeRawTensor } from '../raw-tensor.js';
+import type { InferResponse } from '../tensor.js';
+import { encodeContents } from './contents.js';
+import type { InferOutputTensorMessage, ModelInferResponseMessage } from './messages.js';
+import { encodeGrpcParameters } from './parameters.js';
+
+export function encodeGrpcInferResponse(response: InferResponse, rawInputs: boolean): ModelInferResponseMessage {
+  const infos = response.outputs.map((o): DatatypeInfo => {
+    const info = datatypeInfo(o.datatype);
+    if (info === undefined) throw errors.internal(`output '${o.name}' has unknown datatype ${o.datatype}`);
+    return info;
+  });
+  const raw = rawInputs || infos.some((i) => i.grpcField === undefined);
+  const outputs = response.outputs.map((o, i): InferOutputTensorMessage => {
+    const out: InferOutputTensorMessage = {
+      name: o.name,
+      datatype: o.datatype,
+      shape: [...o.shape],
+      parameters: encodeGrpcParameters(o.parameters),
+    };
+    if (!raw) out.contents = encodeContents(infos[i] as DatatypeInfo, o.data);
+    return out;
+  });
+  return {
+    model_name: response.modelName,
+    model_version: response.modelVersion ?? '',
+    id: response.id ?? '',
+    parameters: encodeGrpcParameters(response.parameters),
+    outputs,
+    raw_output_contents: raw
+      ? response.outputs.map((o) => {
+          const bytes = encodeRawTensor(o.data);
+          return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        })
+      : [],
+  };
+}

@@ -1,0 +1,12 @@
+/** What the gRPC services need from the server core; built once in grpc-server.ts. */
+import type { Logger } from 'pino';
+import type { DataPlane } from '../dataplane.js';
+import type { Metrics } from '../metrics.js';
+
+export interface GrpcContext {
+  readonly dataplane: DataPlane;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  /** Largest response message (bytes); -1 for no limit. */
+  readonly maxSendMessageLength: number;
+}

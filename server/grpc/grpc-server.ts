@@ -1,0 +1,97 @@
+/**
+ * Builds the gRPC server beside the REST app: the inference service, the standard health
+ * service and server reflection, with the configured message-size limits. Nothing binds a
+ * port until `listen`; main.ts and the test helper decide where.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import type { Logger } from 'pino';
+import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
+import type { DataPlane } from '../dataplane.js';
+import type { Metrics } from '../metrics.js';
+import { HealthService } from './health-service.js';
+import { inferenceService } from './inference-service.js';
+
+export interface GrpcServerOptions {
+  readonly dataplane: DataPlane;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  /** Largest request / response message in bytes (the anchor's default is 8 MiB each). */
+  readonly maxReceiveMessageLength: number;
+  readonly maxSendMessageLength: number;
+  /** How often health Watch streams re-evaluate readiness (ms). */
+  readonly healthPollMs?: number;
+}
+
+export interface GrpcServer {
+  readonly health: HealthService;
+  /** Binds `host:port` (port 0 picks a free one) and resolves with the bound port. */
+  listen(host: string, port: number): Promise<number>;
+  /** Refuses new calls, ends health Watch streams and resolves once in-flight calls finish. */
+  close(): Promise<void>;
+  /** Cancels every call still running; for when the grace period is over. */
+  forceClose(): void;
+}
+
+/**
+ * The service definition with `methods` passing a pre-encoded Buffer through unchanged;
+ * any other value still goes through the proto-loader serializer.
+ */
+function passEncoded(def: grpc.ServiceDefinition, methods: readonly string[]): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...def };
+  for (const m of methods) {
+    const method = def[m] as grpc.MethodDefinition<unknown, unknown>;
+    const serialize = method.responseSerialize;
+    out[m] = { ...method, responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : serialize(v)) };
+  }
+  return out;
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
+  const logger = opts.logger.child({ component: 'grpc' });
+  const definition = loadProtocolDefinition();
+  const inference = definition[INFERENCE_SERVICE] as grpc.ServiceDefinition;
+  const health = new HealthService(opts.dataplane, { pollMs: opts.healthPollMs });
+
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': opts.maxReceiveMessageLength,
+    'grpc.max_send_message_length': opts.maxSendMessageLength,
+  });
+  const inferMethod = inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
+  server.addService(
+    passEncoded(inference, ['ModelInfer']),
+    inferenceService(
+      { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength },
+      (msg) => inferMethod.responseSerialize(msg),
+    ),
+  );
+  server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
+  new ReflectionService(definition).addToServer(server);
+
+  let closing: Promise<void> | undefined;
+  return {
+    health,
+    listen: (host, port) =>
+      new Promise<number>((resolve, reject) => {
+        server.bindAsync(hostPort(host, port), grpc.ServerCredentials.createInsecure(), (err, bound) => {
+          if (err) reject(err);
+          else resolve(bound);
+        });
+      }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        health.shutdown();
+        server.tryShutdown((err) => {
+          if (err) logger.warn({ err }, 'gRPC shutdown');
+          resolve();
+        });
+      });
+      return closing;
+    },
+    forceClose: () => server.forceShutdown(),
+  };
+}

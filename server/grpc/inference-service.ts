@@ -1,0 +1,106 @@
+/**
+ * `inference.GRPCInferenceService` on the shared data plane. Handlers decode with the
+ * protocols/grpc codec, call DataPlane and nothing else, and map failures through the
+ * error catalogue (status.ts).
+ *
+ * ModelInfer serialises its own response (`encodeInferResponse`), so that the encode time
+ * is measured as postprocess and an oversize response is refused with a clear
+ * RESOURCE_EXHAUSTED and counted; grpc-server.ts makes the transport pass such
+ * pre-encoded buffers through unchanged.
+ */
+import type { UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
+import { KServeError, errors, toKServeError } from '../../protocols/errors.js';
+import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
+import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
+import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
+import { since } from '../metrics.js';
+import type { GrpcContext } from './context.js';
+import { statusName, toGrpcStatus } from './status.js';
+
+interface ModelRef {
+  name?: string;
+  version?: string;
+}
+interface RepositoryRef {
+  model_name?: string;
+}
+
+const versionOf = (v: string | undefined): string | undefined => (v ? v : undefined);
+
+function requireModelName(name: string | undefined): string {
+  if (!name) throw errors.invalidInput(`'model_name' must not be empty`);
+  return name;
+}
+
+export function inferenceService(
+  ctx: GrpcContext,
+  encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer,
+): UntypedServiceImplementation {
+  const { dataplane, metrics, logger, maxSendMessageLength } = ctx;
+
+  function unary<Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      Promise.resolve()
+        .then(() => fn(call.request))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toGrpcStatus(err, logger, method)),
+        );
+    };
+  }
+
+  async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
+    const name = req.model_name ?? '';
+    try {
+      const start = performance.now();
+      const decoded = decodeGrpcInferRequest(req);
+      metrics.observe('preprocess', name, since(start));
+      const response = await dataplane.infer(name, decoded.modelVersion, decoded.request);
+      const encodeStart = performance.now();
+      const bytes = encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs));
+      metrics.observe('postprocess', name, since(encodeStart));
+      if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
+        throw new KServeError(
+          'PayloadTooLarge',
+          `Response of ${bytes.byteLength} bytes is larger than the limit of ${maxSendMessageLength} bytes (--grpc_max_send_message_length)`,
+        );
+      }
+      metrics.countRequest(name, 'grpc', statusName(0));
+      return bytes;
+    } catch (err) {
+      metrics.countRequest(name, 'grpc', statusName(toKServeError(err).grpcCode));
+      throw err;
+    }
+  }
+
+  return {
+    ServerLive: unary('ServerLive', () => ({ live: dataplane.live() })),
+    ServerReady: unary('ServerReady', () => ({ ready: dataplane.ready() })),
+    ModelReady: unary('ModelReady', (r: ModelRef) => ({
+      ready: dataplane.modelReady(r.name ?? '', versionOf(r.version)),
+    })),
+    ServerMetadata: unary('ServerMetadata', () => dataplane.serverMetadata()),
+    ModelMetadata: unary('ModelMetadata', (r: ModelRef): ModelMetadataResponseMessage => {
+      const m = dataplane.modelMetadata(r.name ?? '', versionOf(r.version));
+      const spec = (t: (typeof m.inputs)[number]) => ({ name: t.name, datatype: t.datatype, shape: [...t.shape] });
+      return {
+        name: m.name,
+        versions: [...m.versions],
+        platform: m.platform,
+        inputs: m.inputs.map(spec),
+        outputs: m.outputs.map(spec),
+      };
+    }),
+    ModelInfer: unary('ModelInfer', modelInfer),
+    RepositoryModelLoad: unary('RepositoryModelLoad', async (r: RepositoryRef) => {
+      const name = requireModelName(r.model_name);
+      await dataplane.load(name);
+      return { model_name: name, isLoaded: true };
+    }),
+    RepositoryModelUnload: unary('RepositoryModelUnload', async (r: RepositoryRef) => {
+      const name = requireModelName(r.model_name);
+      await dataplane.unload(name);
+      return { model_name: name, isUnloaded: true };
+    }),
+  };
+}
