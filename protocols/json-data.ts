@@ -41,7 +41,9 @@ function storeFor(info: DatatypeInfo): Store {
       const min = info.name === 'UINT64' ? 0n : -(2n ** 63n);
       const max = info.name === 'UINT64' ? 2n ** 64n - 1n : 2n ** 63n - 1n;
       return (out, i, v) => {
-        if (typeof v !== 'number' || !Number.isInteger(v)) return false;
+        // JSON.parse has already rounded integers beyond 2^53: refuse them rather than
+        // pass on a value the client did not send.
+        if (typeof v !== 'number' || !Number.isSafeInteger(v)) return false;
         const b = BigInt(v);
         if (b < min || b > max) return false;
         (out as BigInt64Array)[i] = b;
@@ -77,6 +79,14 @@ function cachedStore(info: DatatypeInfo): Store {
   return s;
 }
 
+function invalidElement(name: string, info: DatatypeInfo, idx: number, v: unknown): Error {
+  const hint =
+    info.bigint && typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)
+      ? `; JSON numbers beyond 2^53 lose precision, send ${info.name} data this large with the binary data extension`
+      : '';
+  return errors.invalidInput(`input '${name}': element ${idx} is ${describe(v)}, which is not a valid ${info.name} value${hint}`);
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -110,21 +120,13 @@ export function decodeJsonData(
         const el: unknown = v[i];
         if (Array.isArray(el)) walk(el);
         else {
-          if (idx < count && !store(out, idx, el)) {
-            throw errors.invalidInput(
-              `input '${name}': element ${idx} is ${describe(el)}, which is not a valid ${info.name} value`,
-            );
-          }
+          if (idx < count && !store(out, idx, el)) throw invalidElement(name, info, idx, el);
           idx++;
         }
       }
       return;
     }
-    if (idx < count && !store(out, idx, v)) {
-      throw errors.invalidInput(
-        `input '${name}': element ${idx} is ${describe(v)}, which is not a valid ${info.name} value`,
-      );
-    }
+    if (idx < count && !store(out, idx, v)) throw invalidElement(name, info, idx, v);
     idx++;
   };
   walk(data);
@@ -168,10 +170,16 @@ function jsonRun(name: string, datatype: Datatype, data: TensorData, start: numb
   }
   const run = (start === 0 && end === data.length ? data : data.subarray(start, end)) as Float64Array;
   const s = run.join(',');
-  // JSON has no NaN or Infinity; emit null for them as orjson does.
-  if ((datatype === 'FP32' || datatype === 'FP64') && (s.includes('N') || s.includes('I'))) {
-    return s.replace(/-?Infinity|NaN/g, 'null');
-  }
+  return datatype === 'FP32' || datatype === 'FP64' ? floatText(s) : s;
+}
+
+/**
+ * Float elements as orjson writes them: integral values keep a `.0` (clients such as numpy
+ * otherwise read them back as integers), and NaN and Infinity, which JSON lacks, become null.
+ */
+function floatText(joined: string): string {
+  let s = joined.replace(/(^|,)(-?\d+)(?=,|$)/g, '$1$2.0');
+  if (s.includes('N') || s.includes('I')) s = s.replace(/-?Infinity|NaN/g, 'null');
   return s;
 }
 
