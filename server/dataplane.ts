@@ -48,6 +48,11 @@ export class DataPlane {
     return true;
   }
 
+  /** Like modelReady, but a model that is not ready throws ModelNotReady with its failure cause. */
+  assertModelReady(name: string, version?: string): void {
+    if (!this.modelReady(name, version)) throw errors.modelNotReady(name, this.repository.state(name)?.reason);
+  }
+
   /** Throws like modelReady; metadata needs a loaded model. */
   modelMetadata(name: string, version?: string): ModelMetadata {
     const served = this.repository.peek(name, version);
@@ -74,7 +79,9 @@ export class DataPlane {
     try {
       const served = lease.served;
       validateRequest(name, request, served.inputs, served.outputs, served.config?.maxBatchSize ?? 0);
-      const outputNames = request.outputs?.map((o) => o.name) ?? served.outputs.map((o) => o.name);
+      // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
+      const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : served.outputs;
+      const outputNames = requested.map((o) => o.name);
       const start = performance.now();
       const outputs = await served.instance.infer(request.inputs, outputNames);
       this.metrics.observe('predict', name, since(start));

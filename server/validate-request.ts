@@ -45,7 +45,10 @@ export function validateRequest(
       throw errors.invalidInput(`model ${model} requires input '${s.name}' (${s.datatype} ${shapeText(s.shape)})`);
     }
   }
+  const requested = new Set<string>();
   for (const o of request.outputs ?? []) {
+    if (requested.has(o.name)) throw errors.invalidInput(`output '${o.name}' is requested more than once`);
+    requested.add(o.name);
     if (!outputs.some((s) => s.name === o.name)) {
       throw errors.invalidInput(
         `Unexpected inference output '${o.name}' for model ${model}; model outputs: ${outputs.map((s) => s.name).join(', ')}`,

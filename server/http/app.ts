@@ -32,7 +32,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   });
   registerBodyParsers(app, opts.bodyLimit);
   registerErrorHandlers(app, opts.bodyLimit);
-  registerRequestMetrics(app, opts.metrics);
+  registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.repository.state(name) !== undefined);
   // KServe answers `application/json` without a charset (JSON is UTF-8 by definition);
   // some clients compare the header verbatim.
   // While draining, answer in-flight requests with `Connection: close` so keep-alive

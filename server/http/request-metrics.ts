@@ -1,9 +1,10 @@
 /**
- * Counts inference requests by model, protocol and final status code. Routes tag the
- * request with `tagInference`; the onResponse hook counts it once the status is known,
- * errors included.
+ * Counts inference requests by model, protocol and final status code. Inference routes tag
+ * the request in an onRequest hook, before the body is read, so that requests the body
+ * parser rejects (413) are counted too; the onResponse hook counts it once the status is
+ * known, errors included.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Metrics, Protocol } from '../metrics.js';
 
 interface InferenceTag {
@@ -13,13 +14,28 @@ interface InferenceTag {
 
 const tags = new WeakMap<FastifyRequest, InferenceTag>();
 
-export function tagInference(request: FastifyRequest, model: string, protocol: Protocol): void {
-  tags.set(request, { model, protocol });
+/** Route-level onRequest hook marking the request as an inference for the model `modelOf` names. */
+export function tagInference(
+  protocol: Protocol,
+  modelOf: (request: FastifyRequest) => string | undefined,
+): onRequestAsyncHookHandler {
+  return async (request) => {
+    const model = modelOf(request);
+    if (model !== undefined) tags.set(request, { model, protocol });
+  };
 }
 
-export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+/**
+ * Requests for models the server does not know are not counted: model names come from
+ * clients, and each new label value would be a new series kept for the process lifetime.
+ */
+export function registerRequestMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  isKnownModel: (name: string) => boolean,
+): void {
   app.addHook('onResponse', async (request, reply) => {
     const tag = tags.get(request);
-    if (tag !== undefined) metrics.countRequest(tag.model, tag.protocol, reply.statusCode);
+    if (tag !== undefined && isKnownModel(tag.model)) metrics.countRequest(tag.model, tag.protocol, reply.statusCode);
   });
 }

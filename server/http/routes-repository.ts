@@ -22,7 +22,8 @@ export function repositoryRoutes(ctx: HttpContext) {
         return {
           name,
           ...(versions.length > 0 ? { version: versions[versions.length - 1] } : {}),
-          state: st?.state === 'READY' ? 'READY' : (st?.state ?? 'UNAVAILABLE'),
+          // Triton's states: a model that failed its load is UNAVAILABLE, with the reason.
+          state: st === undefined || st.state === 'FAILED' ? 'UNAVAILABLE' : st.state,
           ...(st?.reason !== undefined ? { reason: st.reason } : {}),
         };
       }),

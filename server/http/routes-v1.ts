@@ -9,16 +9,24 @@ import type { HttpContext } from './context.js';
 import { tagInference } from './request-metrics.js';
 
 type NameParams = { Params: { name: string } };
+type TargetParams = { Params: { target: string } };
+
+/** Splits the `name:verb` path segment of V1 predict and explain routes. */
+function splitTarget(target: string): { name: string; verb: string } {
+  const colon = target.lastIndexOf(':');
+  return { name: target.slice(0, colon), verb: colon < 0 ? '' : target.slice(colon + 1) };
+}
 
 export function v1Routes(ctx: HttpContext) {
   const { dataplane, metrics } = ctx;
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
-    tagInference(req, name, 'v1');
     const start = performance.now();
     const inputs = dataplane.modelInputs(name);
     const request = decodeV1Request(parseJson(bodyBytes(req.body).toString('utf8')), inputs);
-    metrics.observe('preprocess', name, since(start));
+    const preprocessSeconds = since(start);
     const response = await dataplane.infer(name, undefined, request);
+    // Stages are observed for successful inferences only, as predict is.
+    metrics.observe('preprocess', name, preprocessSeconds);
     const encodeStart = performance.now();
     const body = encodeV1Response(response);
     metrics.observe('postprocess', name, since(encodeStart));
@@ -30,21 +38,19 @@ export function v1Routes(ctx: HttpContext) {
 
     app.get<NameParams>('/v1/models/:name', async (req) => {
       const { name } = req.params;
-      if (!dataplane.modelReady(name)) throw errors.modelNotReady(name);
+      dataplane.assertModelReady(name);
       return { name, ready: true };
     });
 
     // One route for `name:verb`: the router cannot tell `:name:predict` from `:name:explain`.
-    app.post<{ Params: { target: string } }>('/v1/models/:target', async (req, reply) => {
-      const { target } = req.params;
-      const colon = target.lastIndexOf(':');
-      const verb = colon < 0 ? '' : target.slice(colon + 1);
-      const name = target.slice(0, colon);
+    const onRequest = tagInference('v1', (req) => {
+      const { name, verb } = splitTarget((req.params as TargetParams['Params']).target);
+      return verb === 'predict' || verb === 'explain' ? name : undefined;
+    });
+    app.post<TargetParams>('/v1/models/:target', { onRequest }, async (req, reply) => {
+      const { name, verb } = splitTarget(req.params.target);
       if (verb === 'predict') return predict(req, reply, name);
-      if (verb === 'explain') {
-        tagInference(req, name, 'v1');
-        return dataplane.explain(name);
-      }
+      if (verb === 'explain') return dataplane.explain(name);
       throw errors.routeNotFound(req.method, req.url);
     });
   };

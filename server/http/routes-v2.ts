@@ -26,13 +26,15 @@ export function v2Routes(ctx: HttpContext) {
 
   async function infer(req: FastifyRequest<ModelParams>, reply: FastifyReply) {
     const { name, version } = req.params;
-    tagInference(req, name, 'v2');
     const start = performance.now();
     const body = bodyBytes(req.body);
     const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
     const request = decodeRestInferRequest(body, headerLength);
-    metrics.observe('preprocess', name, since(start));
+    const preprocessSeconds = since(start);
     const response = await dataplane.infer(name, version, request);
+    // Stages are observed for successful inferences only, as predict is: a request for an
+    // unknown model must not create a label series.
+    metrics.observe('preprocess', name, preprocessSeconds);
     const encodeStart = performance.now();
     const encoded = encodeRestInferResponse(response, request);
     metrics.observe('postprocess', name, since(encodeStart));
@@ -44,7 +46,7 @@ export function v2Routes(ctx: HttpContext) {
 
   function ready(req: FastifyRequest<ModelParams>) {
     const { name, version } = req.params;
-    if (!dataplane.modelReady(name, version)) throw errors.modelNotReady(name);
+    dataplane.assertModelReady(name, version);
     return { name, ready: true };
   }
 
@@ -64,7 +66,8 @@ export function v2Routes(ctx: HttpContext) {
     app.get<ModelParams>('/v2/models/:name/versions/:version', async (req) => metadata(req));
     app.get<ModelParams>('/v2/models/:name/ready', async (req) => ready(req));
     app.get<ModelParams>('/v2/models/:name/versions/:version/ready', async (req) => ready(req));
-    app.post<ModelParams>('/v2/models/:name/infer', infer);
-    app.post<ModelParams>('/v2/models/:name/versions/:version/infer', infer);
+    const onRequest = tagInference('v2', (req) => (req.params as ModelParams['Params']).name);
+    app.post<ModelParams>('/v2/models/:name/infer', { onRequest }, infer);
+    app.post<ModelParams>('/v2/models/:name/versions/:version/infer', { onRequest }, infer);
   };
 }
