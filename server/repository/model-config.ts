@@ -99,7 +99,12 @@ export function parseModelConfig(text: string): ModelConfig {
     dynamic === undefined
       ? undefined
       : {
-          preferredBatchSizes: (sub(dynamic, 'dynamic_batching').get('preferred_batch_size') ?? []).map(Number),
+          preferredBatchSizes: (sub(dynamic, 'dynamic_batching').get('preferred_batch_size') ?? []).map((v) => {
+            if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+              throw new Error(`config.pbtxt: 'preferred_batch_size' must hold positive integers`);
+            }
+            return v;
+          }),
           maxQueueDelayMicroseconds: int(sub(dynamic, 'dynamic_batching'), 'max_queue_delay_microseconds', 0),
         };
   const parameters = new Map<string, string>();

@@ -7,6 +7,16 @@
 export type PbValue = string | number | boolean | PbMessage;
 export type PbMessage = Map<string, PbValue[]>;
 
+const ESCAPES = new Map([
+  ['n', '\n'],
+  ['t', '\t'],
+  ['r', '\r'],
+  ['a', '\x07'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['v', '\v'],
+]);
+
 class Reader {
   pos = 0;
   constructor(readonly text: string) {}
@@ -47,13 +57,9 @@ class Reader {
   scalar(): PbValue {
     const c = this.peek();
     if (c === '"' || c === "'") {
+      // Adjacent strings concatenate, as in protobuf text format.
       let s = '';
-      while (this.peek() === c) {
-        const end = this.text.indexOf(c, this.pos + 1);
-        if (end < 0) this.fail('unterminated string');
-        s += this.text.slice(this.pos + 1, end);
-        this.pos = end + 1;
-      }
+      while (this.peek() === c) s += this.quoted(c);
       return s;
     }
     const m = /^[-+]?[A-Za-z0-9_.]+/.exec(this.text.slice(this.pos));
@@ -63,6 +69,31 @@ class Reader {
     if (tok === 'true' || tok === 'false') return tok === 'true';
     const n = Number(tok);
     return Number.isNaN(n) ? tok : n;
+  }
+
+  /** One quoted string at `pos`, with protobuf's C-style escapes (`\"`, `\n`, `\101`, `\x41`). */
+  quoted(q: string): string {
+    let s = '';
+    let i = this.pos + 1;
+    for (;;) {
+      const ch = this.text[i];
+      if (ch === undefined) this.fail('unterminated string');
+      if (ch === q) break;
+      if (ch !== '\\') {
+        s += ch;
+        i++;
+        continue;
+      }
+      const m = /^(?:[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|[\s\S])/.exec(this.text.slice(i + 1));
+      if (m === null) this.fail('unterminated string');
+      const e = m[0];
+      if (/^[0-7]/.test(e)) s += String.fromCharCode(parseInt(e, 8));
+      else if (e.length > 1) s += String.fromCharCode(parseInt(e.slice(1), 16));
+      else s += ESCAPES.get(e) ?? e;
+      i += 1 + e.length;
+    }
+    this.pos = i + 1;
+    return s;
   }
 
   message(close: string | undefined): PbMessage {

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseModelConfig, readModelConfig } from './model-config.js';
+
+describe('parseModelConfig', () => {
+  it('reads the supported Triton subset', () => {
+    const config = parseModelConfig(`
+      name: "resnet"
+      platform: "onnxruntime_onnx"
+      max_batch_size: 8
+      input [ { name: "input", data_type: TYPE_FP32, dims: [ 3, 224, 224 ] } ]
+      output [
+        { name: "logits", data_type: TYPE_FP16, dims: [ 10 ] },
+        { name: "label", data_type: TYPE_STRING, dims: [ 1 ] }
+      ]
+      dynamic_batching { preferred_batch_size: [ 4, 8 ] max_queue_delay_microseconds: 100 }
+      parameters { key: "execution_providers" value: { string_value: "cuda,cpu" } }
+      parameters { key: "intra_op_thread_count" value: { string_value: "4" } }
+      instance_group [ { count: 2, kind: KIND_GPU } ]
+      version_policy: { latest: { num_versions: 1 } }
+    `);
+    expect(config).toEqual({
+      name: 'resnet',
+      backend: 'onnxruntime_onnx',
+      maxBatchSize: 8,
+      inputs: [{ name: 'input', datatype: 'FP32', shape: [3, 224, 224] }],
+      outputs: [
+        { name: 'logits', datatype: 'FP16', shape: [10] },
+        { name: 'label', datatype: 'BYTES', shape: [1] },
+      ],
+      dynamicBatching: { preferredBatchSizes: [4, 8], maxQueueDelayMicroseconds: 100 },
+      parameters: new Map([
+        ['execution_providers', 'cuda,cpu'],
+        ['intra_op_thread_count', '4'],
+      ]),
+      ignoredFields: ['instance_group', 'version_policy'],
+    });
+  });
+
+  it('defaults: no batching, inputs and outputs taken from the model', () => {
+    expect(parseModelConfig('')).toEqual({
+      name: undefined,
+      backend: undefined,
+      maxBatchSize: 0,
+      inputs: undefined,
+      outputs: undefined,
+      dynamicBatching: undefined,
+      parameters: new Map(),
+      ignoredFields: [],
+    });
+  });
+
+  it('backend wins over platform', () => {
+    expect(parseModelConfig('platform: "onnxruntime_onnx" backend: "onnxruntime"').backend).toBe('onnxruntime');
+  });
+
+  it.each([
+    ['TYPE_BOOL', 'BOOL'],
+    ['TYPE_UINT8', 'UINT8'],
+    ['TYPE_UINT16', 'UINT16'],
+    ['TYPE_UINT32', 'UINT32'],
+    ['TYPE_UINT64', 'UINT64'],
+    ['TYPE_INT8', 'INT8'],
+    ['TYPE_INT16', 'INT16'],
+    ['TYPE_INT32', 'INT32'],
+    ['TYPE_INT64', 'INT64'],
+    ['TYPE_FP16', 'FP16'],
+    ['TYPE_BF16', 'BF16'],
+    ['TYPE_FP32', 'FP32'],
+    ['TYPE_FP64', 'FP64'],
+    ['TYPE_STRING', 'BYTES'],
+  ])('%s is %s', (triton, v2) => {
+    expect(parseModelConfig(`input { name: "x" data_type: ${triton} dims: [1] }`).inputs).toEqual([{ name: 'x', datatype: v2, shape: [1] }]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['a syntax error', 'input [ { name: "x" ', /^config\.pbtxt line \d+: /],
+    ['a name that is not a string', 'name: 5', /config\.pbtxt: 'name' must be a string/],
+    ['a fractional max_batch_size', 'max_batch_size: 1.5', /config\.pbtxt: 'max_batch_size' must be an integer/],
+    ['a negative max_batch_size', 'max_batch_size: -1', /config\.pbtxt: max_batch_size must be >= 0/],
+    ['an input without a name', 'input { data_type: TYPE_FP32 dims: [1] }', /config\.pbtxt: every input needs a name/],
+    ['an unknown data_type', 'output { name: "y" data_type: TYPE_COMPLEX dims: [1] }', /config\.pbtxt: output 'y' has unknown data_type TYPE_COMPLEX/],
+    ['a missing data_type', 'input { name: "x" dims: [1] }', /config\.pbtxt: input 'x' has unknown data_type undefined/],
+    ['dims below -1', 'input { name: "x" data_type: TYPE_FP32 dims: [ -2 ] }', /config\.pbtxt: input 'x' has invalid dims/],
+    ['a string dim', 'input { name: "x" data_type: TYPE_FP32 dims: [ "a" ] }', /config\.pbtxt: input 'x' has invalid dims/],
+    ['input given as a scalar', 'input: 3', /config\.pbtxt: 'input' must be a message/],
+    ['a parameter without string_value', 'parameters { key: "k" value: { int_value: 1 } }', /config\.pbtxt: parameters need 'key' and 'value \{ string_value: \.\.\. \}'/],
+    ['a non-integer preferred_batch_size', 'dynamic_batching { preferred_batch_size: [ "four" ] }', /config\.pbtxt: 'preferred_batch_size' must hold positive integers/],
+    ['a fractional max_queue_delay', 'dynamic_batching { max_queue_delay_microseconds: 0.5 }', /config\.pbtxt: 'max_queue_delay_microseconds' must be an integer/],
+  ])('rejects %s with a clear message', (_what, text, message) => {
+    expect(() => parseModelConfig(text)).toThrow(message);
+  });
+});
+
+describe('readModelConfig', () => {
+  it('is undefined without a config.pbtxt, parsed with one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-config-'));
+    try {
+      expect(await readModelConfig(dir)).toBeUndefined();
+      writeFileSync(path.join(dir, 'config.pbtxt'), 'max_batch_size: 2\n');
+      expect((await readModelConfig(dir))?.maxBatchSize).toBe(2);
+      writeFileSync(path.join(dir, 'config.pbtxt'), 'max_batch_size: {\n');
+      await expect(readModelConfig(dir)).rejects.toThrow(/config\.pbtxt line/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
