@@ -91,7 +91,10 @@ describe('REST routes on a ready server', () => {
     const r = await get(`${t.url}/v2/models/add_sub`);
     expect(r.status).toBe(200);
     expect(json(r)).toEqual(ADD_SUB_META);
-    expect(r.text.startsWith('{"name":"add_sub","versions":null,"platform":"onnxruntime_onnx","inputs":[')).toBe(true);
+    // Field order as the anchor's ModelMetadataResponse.
+    expect(r.text).toBe(
+      '{"name":"add_sub","versions":null,"platform":"onnxruntime_onnx","inputs":[{"name":"INPUT0","datatype":"FP32","shape":[-1,16]},{"name":"INPUT1","datatype":"FP32","shape":[-1,16]}],"outputs":[{"name":"OUTPUT0","datatype":"FP32","shape":[-1,16]},{"name":"OUTPUT1","datatype":"FP32","shape":[-1,16]}]}',
+    );
   });
 
   it('POST /v2/models/{name}/infer runs the model (JSON in, JSON out)', async () => {
