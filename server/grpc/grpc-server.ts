@@ -6,9 +6,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
+import { markDetachable } from '../../protocols/buffer-ownership.js';
 import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import type { DataPlane } from '../dataplane.js';
 import type { Metrics } from '../metrics.js';
+import { widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
 
@@ -34,17 +36,34 @@ export interface GrpcServer {
 }
 
 /**
- * The service definition with `methods` passing a pre-encoded Buffer through unchanged;
- * any other value still goes through the proto-loader serializer.
+ * True when a received message is the only thing in its ArrayBuffer apart from grpc-js's
+ * 5-byte frame prefix: grpc-js assembles each message into a fresh allocation (small
+ * messages land in Node's shared pool and fail this check), and nothing reads it after
+ * deserialisation, so a backend may take the buffer instead of copying raw tensors.
  */
-function passEncoded(def: grpc.ServiceDefinition, methods: readonly string[]): grpc.ServiceDefinition {
-  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...def };
-  for (const m of methods) {
-    const method = def[m] as grpc.MethodDefinition<unknown, unknown>;
-    const serialize = method.responseSerialize;
-    out[m] = { ...method, responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : serialize(v)) };
-  }
-  return out;
+function ownsBuffer(buf: Buffer): boolean {
+  return buf.byteOffset <= 5 && buf.byteOffset + buf.byteLength === buf.buffer.byteLength;
+}
+
+/**
+ * ModelInfer as the transport runs it: received messages that own their buffer are marked
+ * detachable, and a pre-encoded Buffer response passes through unchanged (the handler
+ * serialises it itself; any other value still goes through proto-loader).
+ */
+function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const method = def['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
+  const { requestDeserialize: deserialize, responseSerialize: serialize } = method;
+  return {
+    ...def,
+    ModelInfer: {
+      ...method,
+      requestDeserialize: (buf: Buffer) => {
+        if (ownsBuffer(buf)) markDetachable(buf.buffer);
+        return deserialize(buf);
+      },
+      responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : serialize(v)),
+    },
+  };
 }
 
 function hostPort(host: string, port: number): string {
@@ -61,9 +80,10 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
     'grpc.max_receive_message_length': opts.maxReceiveMessageLength,
     'grpc.max_send_message_length': opts.maxSendMessageLength,
   });
+  widenReceiveWindows(server);
   const inferMethod = inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
   server.addService(
-    passEncoded(inference, ['ModelInfer']),
+    tunedInfer(inference),
     inferenceService(
       { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength },
       (msg) => inferMethod.responseSerialize(msg),
@@ -79,7 +99,10 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
       new Promise<number>((resolve, reject) => {
         server.bindAsync(hostPort(host, port), grpc.ServerCredentials.createInsecure(), (err, bound) => {
           if (err) reject(err);
-          else resolve(bound);
+          else {
+            widenSessionWindows(server);
+            resolve(bound);
+          }
         });
       }),
     close: () => {

@@ -14,8 +14,10 @@ it('finishes an in-flight ModelInfer when the server closes, then refuses new ca
       inputs: [{ name: 'X', datatype: 'FP32', shape: [rows, 1024] }],
       raw_input_contents: [Buffer.from(new Float32Array(rows * 1024).fill(1).buffer)],
     });
-    // Let the request reach the model before shutting down.
-    await new Promise((r) => setTimeout(r, 50));
+    // Shut down only once the server has decoded the request and handed it to the model.
+    while (!/request_preprocess_seconds_count\{model_name="slow"\} 1/.test(await t.server.metrics.render())) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const closed = t.close();
     const res = await inflight;
     expect(res.outputs[0]?.shape).toEqual([String(rows), '1024']);

@@ -1,8 +1,10 @@
 /** --grpc_max_receive_message_length / --grpc_max_send_message_length: RESOURCE_EXHAUSTED, never a crash. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GrpcTestClient, grpc, grpcClient, grpcError } from '../../test/grpc/client.js';
+import http2 from 'node:http2';
 import path from 'node:path';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
+import { CONNECTION_WINDOW, STREAM_WINDOW } from './flow-control.js';
 
 const repo = makeRepository({ identity: 'identity_fp32' });
 const MODEL_DIR = path.join(repo.dir, 'identity');
@@ -73,6 +75,26 @@ describe('default limits', () => {
       expect(err.details).toMatch(/vs 8388608\)/);
     } finally {
       c.close();
+      await t.close();
+    }
+  });
+});
+
+describe('flow control', () => {
+  it('advertises wide HTTP/2 receive windows so large uploads do not stall every 64 KiB', async () => {
+    const t = await startServer(['--model_name', 'identity', '--model_dir', MODEL_DIR], { grpc: true });
+    const session = http2.connect(`http://${t.grpcAddress as string}`);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        session.once('remoteSettings', () => resolve());
+        session.once('error', reject);
+      });
+      // A ping round trip: the server's connection WINDOW_UPDATE precedes its ping ack.
+      await new Promise<void>((resolve, reject) => session.ping((err) => (err ? reject(err) : resolve())));
+      expect(session.remoteSettings.initialWindowSize).toBe(STREAM_WINDOW);
+      expect(session.state.remoteWindowSize).toBe(CONNECTION_WINDOW);
+    } finally {
+      session.close();
       await t.close();
     }
   });
