@@ -44,6 +44,11 @@ export interface ModelInstance {
   infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]>;
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
   unload(): Promise<void>;
+  /**
+   * Registers a listener called once if the instance breaks on its own (e.g. its worker
+   * thread dies) and can serve no more requests. Not called for `unload`.
+   */
+  onFailure(listener: (err: Error) => void): void;
 }
 
 export interface Backend {

@@ -256,7 +256,9 @@ export class ModelRepository {
       throw errors.modelNotReady(e.name, reason);
     }
     const versions = new Map(loaded.map((l) => [l.version ?? UNVERSIONED, l]));
-    e.generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion);
+    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion);
+    e.generation = generation;
+    for (const l of loaded) l.instance.onFailure((err) => this.#instanceFailed(e, generation, err));
     e.state = 'READY';
     e.reason = undefined;
     logger.info(
@@ -269,6 +271,21 @@ export class ModelRepository {
       'model loaded',
     );
     if (previous !== undefined) void this.#retire(e.name, previous);
+  }
+
+  /**
+   * A loaded instance broke on its own (its worker died): refuse requests with the cause at
+   * once, free the rest of that generation, and try one fresh load.
+   */
+  #instanceFailed(e: Entry, gen: Generation, err: Error): void {
+    if (e.generation !== gen) return;
+    const reason = `model instance failed: ${err.message}`;
+    this.#opts.logger.error({ model: e.name, err: reason }, 'model failed; reloading');
+    e.generation = undefined;
+    e.state = 'FAILED';
+    e.reason = reason;
+    void gen.unload();
+    this.load(e.name).catch(() => undefined);
   }
 
   async #retire(name: string, gen: Generation): Promise<void> {

@@ -85,6 +85,26 @@ describe('onnx backend', () => {
     }
   });
 
+  it('survives the same output requested twice and refuses non-UTF-8 strings', async () => {
+    const { options } = capturingLogger();
+    const file = fixture('identity_bytes');
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    const f32 = fixture('identity_fp32');
+    const n = await onnxBackend.load({ modelName: 'n', version: undefined, dir: path.dirname(f32), file: f32, config: undefined }, options);
+    try {
+      const twice = await n.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(3, 4) }], ['OUTPUT0', 'OUTPUT0']);
+      expect(twice.map((o) => Array.from(o.data as Float32Array))).toEqual([[3, 4], [3, 4]]);
+      const bad = m.infer([{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], data: [Uint8Array.of(0xff, 0xfe)] }], ['OUTPUT0']);
+      await expect(bad).rejects.toMatchObject({ kind: 'InvalidInput' });
+      await expect(bad).rejects.toThrow(/element 0 is not valid UTF-8/);
+      const good = await m.infer([{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], data: [new TextEncoder().encode('héllo')] }], ['OUTPUT0']);
+      expect(new TextDecoder().decode((good[0]?.data as Uint8Array[])[0])).toBe('héllo');
+    } finally {
+      await m.unload();
+      await n.unload();
+    }
+  });
+
   it('falls back to cpu with a warning when the CUDA provider is requested but not installed', async () => {
     expect(cudaProviderInstalled()).toBe(false);
     const { options, lines } = capturingLogger();

@@ -22,7 +22,18 @@ interface Pending {
   reject(err: Error): void;
 }
 
-const utf8Decoder = new TextDecoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** onnxruntime string tensors hold text: refuse bytes that are not UTF-8 rather than mangle them. */
+function utf8Text(input: string, bytes: Uint8Array, index: number): string {
+  try {
+    return utf8Decoder.decode(bytes);
+  } catch {
+    throw errors.invalidInput(
+      `input '${input}': BYTES element ${index} is not valid UTF-8; ONNX string tensors carry UTF-8 text only`,
+    );
+  }
+}
 const utf8Encoder = new TextEncoder();
 
 function toSpec(info: WireValueInfo, modelName: string): TensorSpec {
@@ -38,9 +49,7 @@ function toWire(inputs: readonly Tensor[]): { feeds: WireTensor[]; transfer: Arr
   const transfer = new Set<ArrayBuffer>();
   const feeds = inputs.map((t): WireTensor => {
     const type = ortFromV2(t.datatype);
-    if (Array.isArray(t.data)) {
-      return { name: t.name, type, dims: t.shape, data: t.data.map((b) => utf8Decoder.decode(b)) };
-    }
+    if (Array.isArray(t.data)) return { name: t.name, type, dims: t.shape, data: t.data.map((b, i) => utf8Text(t.name, b, i)) };
     let data = t.data;
     const buf = data.buffer;
     const whole = data.byteOffset === 0 && data.byteLength === buf.byteLength;
@@ -74,6 +83,8 @@ export class OnnxInstance implements ModelInstance {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #dead: Error | undefined;
+  #failureListeners: Array<(err: Error) => void> = [];
+  #closing = false;
   #batch: RunJob[] = [];
   #batchTransfer: ArrayBuffer[] = [];
   #flushScheduled = false;
@@ -128,7 +139,13 @@ export class OnnxInstance implements ModelInstance {
   infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]> {
     if (this.#dead !== undefined) return Promise.reject(errors.internal(`model worker is gone: ${this.#dead.message}`));
     const id = this.#nextId++;
-    const { feeds, transfer } = toWire(inputs);
+    let wire: ReturnType<typeof toWire>;
+    try {
+      wire = toWire(inputs);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { feeds, transfer } = wire;
     return new Promise<Tensor[]>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#batch.push({ id, feeds, fetches: outputNames });
@@ -155,6 +172,7 @@ export class OnnxInstance implements ModelInstance {
   async unload(): Promise<void> {
     if (this.#dead !== undefined) return;
     this.#flush();
+    this.#closing = true;
     const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     const msg: ToWorker = { op: 'close' };
     this.#worker.postMessage(msg);
@@ -180,9 +198,15 @@ export class OnnxInstance implements ModelInstance {
     }
   }
 
+  onFailure(listener: (err: Error) => void): void {
+    this.#failureListeners.push(listener);
+  }
+
   #fail(err: Error, logger: Logger): void {
     if (this.#dead !== undefined) return;
     this.#dead = err;
+    // An exit we asked for (unload) is not a failure.
+    if (!this.#closing) for (const l of this.#failureListeners) l(err);
     if (this.#pending.size > 0) logger.error({ err: err.message }, 'onnx worker failed with requests in flight');
     for (const p of this.#pending.values()) p.reject(errors.internal(`model worker failed: ${err.message}`));
     this.#pending.clear();

@@ -81,8 +81,19 @@ const FLUSH_AFTER_MS = 2;
 
 async function runJobs(session: ort.InferenceSession, jobs: readonly RunJob[]): Promise<void> {
   let results: JobResult[] = [];
-  let transfer: ArrayBuffer[] = [];
+  let transfer = new Set<ArrayBuffer>();
   let since = performance.now();
+  const flush = () => {
+    try {
+      post({ op: 'results', results }, [...transfer]);
+    } catch (e) {
+      // Never let one unserialisable result take the worker (and every later request) down.
+      post({ op: 'results', results: results.map((r) => ({ id: r.id, error: `cannot return outputs: ${(e as Error).message}` })) });
+    }
+    results = [];
+    transfer = new Set();
+    since = performance.now();
+  };
   for (const job of jobs) {
     try {
       const outputs = await run(session, job, transfer);
@@ -90,17 +101,12 @@ async function runJobs(session: ort.InferenceSession, jobs: readonly RunJob[]): 
     } catch (e) {
       results.push({ id: job.id, error: (e as Error).message });
     }
-    if (performance.now() - since > FLUSH_AFTER_MS) {
-      post({ op: 'results', results }, transfer);
-      results = [];
-      transfer = [];
-      since = performance.now();
-    }
+    if (performance.now() - since > FLUSH_AFTER_MS) flush();
   }
-  if (results.length > 0) post({ op: 'results', results }, transfer);
+  if (results.length > 0) flush();
 }
 
-async function run(session: ort.InferenceSession, job: RunJob, transfer: ArrayBuffer[]): Promise<WireTensor[]> {
+async function run(session: ort.InferenceSession, job: RunJob, transfer: Set<ArrayBuffer>): Promise<WireTensor[]> {
   const feeds: Record<string, ort.Tensor> = {};
   for (const t of job.feeds) {
     feeds[t.name] = new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
@@ -114,7 +120,7 @@ async function run(session: ort.InferenceSession, job: RunJob, transfer: ArrayBu
     if (!Array.isArray(data)) {
       // Copy only when the runtime handed us a view on a larger or shared buffer.
       if (ownBuffer(data) === undefined) data = data.slice();
-      transfer.push(data.buffer as ArrayBuffer);
+      transfer.add(data.buffer as ArrayBuffer);
     }
     outputs.push({ name, type: value.type, dims: value.dims, data });
   }
