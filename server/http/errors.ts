@@ -17,7 +17,7 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const kerr = err instanceof KServeError ? err : (fromFastify(err, bodyLimit) ?? toKServeError(err));
     if (kerr.kind === 'Internal' || kerr.kind === 'InferenceError') {
-      request.log.error({ err }, 'request failed');
+      request.log.error({ err, reqId: request.id, url: request.url }, 'request failed');
     }
     void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
   });

@@ -4,7 +4,7 @@
  * parser rejects (413) are counted too; the onResponse hook counts it once the status is
  * known, errors included.
  */
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Metrics, Protocol } from '../metrics.js';
 
 interface InferenceTag {
@@ -18,10 +18,11 @@ const tags = new WeakMap<FastifyRequest, InferenceTag>();
 export function tagInference(
   protocol: Protocol,
   modelOf: (request: FastifyRequest) => string | undefined,
-): onRequestAsyncHookHandler {
-  return async (request) => {
+): onRequestHookHandler {
+  return (request, _reply, done) => {
     const model = modelOf(request);
     if (model !== undefined) tags.set(request, { model, protocol });
+    done();
   };
 }
 
@@ -34,8 +35,9 @@ export function registerRequestMetrics(
   metrics: Metrics,
   isKnownModel: (name: string) => boolean,
 ): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const tag = tags.get(request);
     if (tag !== undefined && isKnownModel(tag.model)) metrics.countRequest(tag.model, tag.protocol, reply.statusCode);
+    done();
   });
 }
