@@ -1,0 +1,81 @@
+"""Session fixtures: a real `kserve-ts serve` and the anchor (KServe's Python ModelServer)
+on free loopback ports, each serving a temp copy of the same fixture models.
+
+Both are started lazily, the first time a test asks for them, and stopped at the end of the
+session. A server that does not become ready fails the session with its captured log.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Dict, Iterator
+
+import pytest
+
+import harness
+from harness import ServerProcess
+
+OURS_START_TIMEOUT_S = 60
+ANCHOR_START_TIMEOUT_S = 120  # imports kserve, fastapi, pandas and onnxruntime on 2 busy cores
+
+
+@pytest.fixture(scope="session")
+def work_dir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="kserve-ts-compat-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def model_repository(work_dir: Path) -> Path:
+    repo = harness.make_repository(harness.MODELS)
+    target = work_dir / "models"
+    shutil.move(str(repo), target)
+    return target
+
+
+def _serve(server: ServerProcess, timeout_s: float, request) -> ServerProcess:
+    server.start(timeout_s)
+    request.addfinalizer(server.stop)
+    return server
+
+
+@pytest.fixture(scope="session")
+def ours(model_repository: Path, work_dir: Path, request) -> ServerProcess:
+    """kserve-ts serving every model of harness.MODELS (REST and gRPC)."""
+    return _serve(harness.kserve_ts(model_repository, work_dir), OURS_START_TIMEOUT_S, request)
+
+
+@pytest.fixture(scope="session")
+def anchor(model_repository: Path, work_dir: Path, request) -> ServerProcess:
+    """KServe 0.20's ModelServer serving the same models through anchor_server.OnnxModel."""
+    return _serve(harness.anchor(model_repository, work_dir), ANCHOR_START_TIMEOUT_S, request)
+
+
+@pytest.fixture(scope="session")
+def ours_with_failed_model(work_dir: Path, request) -> ServerProcess:
+    """kserve-ts with one good model and one that fails to load (BF16, which
+    onnxruntime-node rejects): the failed model is known but never ready, like the anchor
+    tests' never-loaded model. Such a server is not ready: wait for the good model instead."""
+    repo = harness.make_repository({
+        "identity_fp32": harness.MODELS["identity_fp32"],
+        "never_ready": harness.FIXTURES / "identity_bf16.onnx",
+    })
+    request.addfinalizer(lambda: shutil.rmtree(repo, ignore_errors=True))
+    server = harness.kserve_ts(repo, work_dir, name="kserve-ts-failed-model")
+    server.ready_path = "/v2/models/identity_fp32/ready"
+    return _serve(server, OURS_START_TIMEOUT_S, request)
+
+
+@pytest.fixture(params=["anchor", "ours"])
+def target(request) -> ServerProcess:
+    """Runs a test once against each server: the ported anchor tests check that what they
+    assert really is the anchor's behaviour, then that kserve-ts does the same."""
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture(scope="session")
+def servers(anchor: ServerProcess, ours: ServerProcess) -> Dict[str, ServerProcess]:
+    return {"anchor": anchor, "ours": ours}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Python-client compatibility suite: KServe's and Triton's Python clients against a real
+# `kserve-ts serve`, and differential tests against KServe's own Python model server.
+#
+# Creates (or reuses) a virtualenv with the exact pins of test/compat/requirements.txt under
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/compat-venv-py<X.Y>-<hash of requirements.txt>
+# builds the server if dist/ is missing, then runs pytest twice: tritonclient.grpc and kserve
+# both register the protobuf package `inference` in protobuf's default descriptor pool with
+# different files, so they cannot be imported into one process. The tritonclient.grpc cases
+# run in their own pytest process.
+#
+# Usage: test/compat/run.sh [extra pytest args, e.g. -k differential -x]
+# Env:   PYTHON=python3.12   interpreter to build the virtualenv with (default python3.11 or python3)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo_root="$(cd "$here/../.." && pwd)"
+cd "$repo_root"
+
+python_bin="${PYTHON:-}"
+if [[ -z "$python_bin" ]]; then
+  if command -v python3.11 >/dev/null 2>&1; then python_bin=python3.11; else python_bin=python3; fi
+fi
+py_ver="$("$python_bin" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+req_hash="$(sha256sum "$here/requirements.txt" | cut -c1-12)"
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
+venv="$cache_root/compat-venv-py${py_ver}-${req_hash}"
+
+if [[ ! -f "$venv/.installed" ]]; then
+  echo "[compat] creating virtualenv $venv" >&2
+  mkdir -p "$cache_root"
+  # Build beside the final path and rename into place, so that an interrupted install or a
+  # concurrent run never leaves a half-built environment behind the final name. Everything
+  # below runs `python -m ...`, which does not depend on the folder's name.
+  staging="$(mktemp -d "$venv.staging.XXXXXX")"
+  trap 'rm -rf "$staging"' EXIT
+  "$python_bin" -m venv "$staging"
+  "$staging/bin/python" -m pip install --quiet --no-input -r "$here/requirements.txt"
+  touch "$staging/.installed"
+  if [[ -f "$venv/.installed" ]]; then
+    echo "[compat] another run installed $venv meanwhile; using it" >&2
+  else
+    rm -rf "$venv"
+    mv -T "$staging" "$venv"
+  fi
+  rm -rf "$staging"
+  trap - EXIT
+else
+  echo "[compat] reusing virtualenv $venv" >&2
+fi
+py="$venv/bin/python"
+
+if [[ ! -f dist/bin/kserve-ts.js ]]; then
+  echo "[compat] dist/ missing: npm run build" >&2
+  npm run build
+fi
+
+export PYTHONDONTWRITEBYTECODE=1
+
+# pytest exit codes: 0 passed, 1 failures, 2 interrupted, 3 internal error, 4 usage error,
+# 5 no tests collected. Any of 1-5 fails the suite. The one exception: with a filter such as
+# `-k differential`, one of the two runs may select nothing; that is fine as long as the
+# other ran tests.
+rc_main=0
+rc_triton=0
+echo "[compat] kserve clients, raw HTTP, differential and ported anchor tests" >&2
+"$py" -m pytest -p no:cacheprovider -ra test/compat \
+  --ignore=test/compat/test_tritonclient_grpc.py "$@" || rc_main=$?
+echo "[compat] tritonclient.grpc (its own process: see the header of this script)" >&2
+"$py" -m pytest -p no:cacheprovider -ra test/compat/test_tritonclient_grpc.py "$@" || rc_triton=$?
+
+failed=0
+for rc in "$rc_main" "$rc_triton"; do
+  if [[ $rc -ne 0 && $rc -ne 5 ]]; then failed=1; fi
+  if [[ $rc -eq 5 && $# -eq 0 ]]; then failed=1; fi
+done
+if [[ $rc_main -eq 5 && $rc_triton -eq 5 ]]; then failed=1; fi
+if [[ $failed -ne 0 ]]; then
+  echo "[compat] FAILED (pytest exit codes: main $rc_main, tritonclient.grpc $rc_triton; 5 = no tests collected)" >&2
+  exit 1
+fi
+echo "[compat] passed" >&2
