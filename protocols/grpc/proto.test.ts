@@ -1,0 +1,102 @@
+/**
+ * Wire compatibility of the project's .proto: package, service, methods and every field
+ * number as KServe's grpc_predict_v2.proto has them (plus the two InferParameter
+ * extensions), so existing clients keep working whatever edits the file sees.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadProtocolDefinition } from './proto.js';
+
+const definition = loadProtocolDefinition();
+
+interface Descriptor {
+  name: string;
+  field: Array<{ name: string; number: number; label: string; type: string }>;
+  nestedType: Descriptor[];
+}
+
+/** The descriptor of `Outer` or `Outer.Inner` (nested messages live in their parent). */
+function descriptor(message: string): Descriptor {
+  const [outer, ...inner] = message.split('.');
+  let d = (definition[`inference.${outer}`] as { type: Descriptor } | undefined)?.type;
+  for (const name of inner) d = d?.nestedType.find((n) => n.name === name);
+  if (d === undefined) throw new Error(`no message ${message}`);
+  return d;
+}
+
+function fields(message: string): Record<string, number> {
+  return Object.fromEntries(descriptor(message).field.map((f) => [f.name, f.number]));
+}
+
+const EXPECTED: Record<string, Record<string, number>> = {
+  ServerLiveRequest: {},
+  ServerLiveResponse: { live: 1 },
+  ServerReadyRequest: {},
+  ServerReadyResponse: { ready: 1 },
+  ModelReadyRequest: { name: 1, version: 2 },
+  ModelReadyResponse: { ready: 1 },
+  ServerMetadataRequest: {},
+  ServerMetadataResponse: { name: 1, version: 2, extensions: 3 },
+  ModelMetadataRequest: { name: 1, version: 2 },
+  ModelMetadataResponse: { name: 1, versions: 2, platform: 3, inputs: 4, outputs: 5 },
+  'ModelMetadataResponse.TensorMetadata': { name: 1, datatype: 2, shape: 3 },
+  ModelInferRequest: { model_name: 1, model_version: 2, id: 3, parameters: 4, inputs: 5, outputs: 6, raw_input_contents: 7 },
+  'ModelInferRequest.InferInputTensor': { name: 1, datatype: 2, shape: 3, parameters: 4, contents: 5 },
+  'ModelInferRequest.InferRequestedOutputTensor': { name: 1, parameters: 2 },
+  ModelInferResponse: { model_name: 1, model_version: 2, id: 3, parameters: 4, outputs: 5, raw_output_contents: 6 },
+  'ModelInferResponse.InferOutputTensor': { name: 1, datatype: 2, shape: 3, parameters: 4, contents: 5 },
+  InferParameter: { bool_param: 1, int64_param: 2, string_param: 3, double_param: 4, uint64_param: 5 },
+  InferTensorContents: {
+    bool_contents: 1,
+    int_contents: 2,
+    int64_contents: 3,
+    uint_contents: 4,
+    uint64_contents: 5,
+    fp32_contents: 6,
+    fp64_contents: 7,
+    bytes_contents: 8,
+  },
+  RepositoryModelLoadRequest: { model_name: 1 },
+  RepositoryModelLoadResponse: { model_name: 1, isLoaded: 2 },
+  RepositoryModelUnloadRequest: { model_name: 1 },
+  RepositoryModelUnloadResponse: { model_name: 1, isUnloaded: 2 },
+};
+
+describe('grpc_predict_v2.proto', () => {
+  it.each(Object.entries(EXPECTED))('inference.%s has the protocol field numbers', (message, expected) => {
+    expect(fields(message)).toEqual(expected);
+  });
+
+  it('serves inference.GRPCInferenceService with the protocol methods, request and response types', () => {
+    const service = definition['inference.GRPCInferenceService'] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
+    const methods = [
+      'ServerLive',
+      'ServerReady',
+      'ModelReady',
+      'ServerMetadata',
+      'ModelMetadata',
+      'ModelInfer',
+      'RepositoryModelLoad',
+      'RepositoryModelUnload',
+    ];
+    expect(Object.keys(service).sort()).toEqual([...methods].sort());
+    for (const m of methods) {
+      expect(service[m]).toMatchObject({ path: `/inference.GRPCInferenceService/${m}`, requestStream: false, responseStream: false });
+    }
+  });
+
+  it('uses the protocol scalar types for tensor contents and shapes', () => {
+    const contents = descriptor('InferTensorContents').field;
+    expect(Object.fromEntries(contents.map((f) => [f.name, `${f.label} ${f.type}`]))).toEqual({
+      bool_contents: 'LABEL_REPEATED TYPE_BOOL',
+      int_contents: 'LABEL_REPEATED TYPE_INT32',
+      int64_contents: 'LABEL_REPEATED TYPE_INT64',
+      uint_contents: 'LABEL_REPEATED TYPE_UINT32',
+      uint64_contents: 'LABEL_REPEATED TYPE_UINT64',
+      fp32_contents: 'LABEL_REPEATED TYPE_FLOAT',
+      fp64_contents: 'LABEL_REPEATED TYPE_DOUBLE',
+      bytes_contents: 'LABEL_REPEATED TYPE_BYTES',
+    });
+    const input = descriptor('ModelInferRequest.InferInputTensor').field;
+    expect(input.find((f) => f.name === 'shape')).toMatchObject({ label: 'LABEL_REPEATED', type: 'TYPE_INT64' });
+  });
+});
