@@ -4,7 +4,6 @@
  * port until `listen`; main.ts and the test helper decide where.
  */
 import * as grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
 import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
@@ -13,6 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
+import { addReflection } from './reflection.js';
 
 export interface GrpcServerOptions {
   readonly dataplane: DataPlane;
@@ -90,7 +90,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
     ),
   );
   server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
-  new ReflectionService(definition).addToServer(server);
+  addReflection(server, definition);
 
   let closing: Promise<void> | undefined;
   return {

@@ -5,6 +5,8 @@
 import * as protoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
+import type { IDescriptorProto, IFileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GrpcTestClient, grpc, grpcClient, grpcError } from '../../test/grpc/client.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
@@ -134,7 +136,14 @@ describe('health Watch', () => {
 });
 
 describe('server reflection', () => {
-  it('lists the inference, health and reflection services', async () => {
+  type Reply = {
+    list_services_response?: { service: Array<{ name: string }> };
+    file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+    error_response?: { error_message: string };
+  };
+
+  /** One request/reply on the v1 ServerReflectionInfo stream. */
+  async function reflect(request: object): Promise<Reply> {
     const require = createRequire(import.meta.url);
     const protoPath = path.join(path.dirname(require.resolve('@grpc/reflection')), '../proto/grpc/reflection/v1/reflection.proto');
     const def = protoLoader.loadSync(protoPath, { keepCase: true });
@@ -142,16 +151,48 @@ describe('server reflection', () => {
       grpc: { reflection: { v1: { ServerReflection: new (a: string, c: grpc.ChannelCredentials) => grpc.Client } } };
     };
     const client = new pkg.grpc.reflection.v1.ServerReflection(t.grpcAddress as string, grpc.credentials.createInsecure());
-    type Reply = { list_services_response?: { service: Array<{ name: string }> } };
     const call = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Reply> }).ServerReflectionInfo();
-    const reply = new Promise<string[]>((resolve, reject) => {
-      call.once('data', (m: Reply) => resolve((m.list_services_response?.service ?? []).map((s) => s.name)));
-      call.once('error', reject);
-    });
-    call.write({ list_services: '*' });
-    const names = await reply;
-    call.end();
-    client.close();
-    expect(names).toEqual(expect.arrayContaining(['inference.GRPCInferenceService', 'grpc.health.v1.Health']));
+    try {
+      const reply = new Promise<Reply>((resolve, reject) => {
+        call.once('data', resolve);
+        call.once('error', reject);
+      });
+      call.write(request);
+      return await reply;
+    } finally {
+      call.end();
+      client.close();
+    }
+  }
+
+  it('lists the inference and health services', async () => {
+    const reply = await reflect({ list_services: '*' });
+    expect((reply.list_services_response?.service ?? []).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['inference.GRPCInferenceService', 'grpc.health.v1.Health']),
+    );
+  });
+
+  it('describes the inference service with protoc map entry names, which grpcurl requires', async () => {
+    const reply = await reflect({ file_containing_symbol: 'inference.GRPCInferenceService' });
+    const files = (reply.file_descriptor_response?.file_descriptor_proto ?? []).map(
+      (b) => descriptor.FileDescriptorProto.decode(b) as unknown as IFileDescriptorProto,
+    );
+    const inference = files.find((f) => f.package === 'inference');
+    expect(inference?.service?.map((s) => s.name)).toEqual(['GRPCInferenceService']);
+    const request = inference?.messageType?.find((m) => m.name === 'ModelInferRequest');
+    const entry = request?.nestedType?.find((n) => n.options?.mapEntry === true);
+    expect(entry?.name).toBe('ParametersEntry');
+    expect(request?.field?.find((f) => f.name === 'parameters')?.typeName).toBe('ParametersEntry');
+    // Every map in every message, nested ones included.
+    const entries: string[] = [];
+    const walk = (m: IDescriptorProto) => {
+      for (const n of m.nestedType ?? []) {
+        if (n.options?.mapEntry === true) entries.push(n.name ?? '');
+        else walk(n);
+      }
+    };
+    for (const m of inference?.messageType ?? []) walk(m);
+    expect(entries.length).toBe(5);
+    expect(entries.every((n) => n === 'ParametersEntry')).toBe(true);
   });
 });
