@@ -173,7 +173,9 @@ class OnnxModel(Model):
             requested_outputs=request.request_outputs,
         )
 
-    # -- V1: instances stacked along the batch dimension of the single input --
+    # -- V1, the mapping docs/compatibility.md defines for tensor models: instances stacked
+    #    along the batch dimension of the single input; with several inputs, row format
+    #    (instances are objects keyed by input name) or columnar ("inputs" is an object) --
 
     def _predict_v1(self, payload: Dict) -> Dict:
         if "instances" in payload:
@@ -182,6 +184,8 @@ class OnnxModel(Model):
             instances = payload["inputs"]
         else:
             raise InvalidInput('Expected "instances" or "inputs" in the request')
+        if isinstance(instances, dict) and len(self.inputs) > 1:
+            return self._predict_v1_columns(instances)
         if not isinstance(instances, list):
             raise InvalidInput('Expected "instances" to be a list')
         if len(self.inputs) == 1:
@@ -201,6 +205,16 @@ class OnnxModel(Model):
                 feeds[spec["name"]] = self._feed(spec, array)
         first = self._run(feeds)[0]
         return {"predictions": first.tolist()}
+
+    def _predict_v1_columns(self, columns: Dict) -> Dict:
+        feeds = {}
+        for spec, arg in zip(self.inputs, self.session.get_inputs()):
+            if spec["name"] not in columns:
+                raise InvalidInput(f"missing input '{spec['name']}'")
+            array = np.array(columns[spec["name"]], dtype=ONNX_TYPES[arg.type][1])
+            self._check(spec, spec["datatype"], list(array.shape))
+            feeds[spec["name"]] = self._feed(spec, array)
+        return {"predictions": self._run(feeds)[0].tolist()}
 
     async def predict(self, payload, headers=None):
         if isinstance(payload, InferRequest):

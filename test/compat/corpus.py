@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+import numpy as np
+
 import harness
 import v2wire
 
@@ -65,6 +67,13 @@ BINARY_ONLY_VALUES: Dict[str, List] = {
 }
 
 MODEL_NAMES = list(harness.MODELS)
+
+
+def identity_array(datatype: str) -> np.ndarray:
+    """VALUES[datatype] as the numpy array a client would send (BYTES: object array of bytes)."""
+    if datatype == "BYTES":
+        return np.array([[v.encode() for v in row] for row in VALUES["BYTES"]], dtype=np.object_)
+    return np.array(VALUES[datatype], dtype=v2wire.NUMPY[datatype])
 
 
 def _flat(rows: List[List]) -> List:
@@ -181,6 +190,8 @@ def multi_io_models() -> List[Case]:
     cases.append(Case("v2/add_sub/binary-one-output", "POST", infer, body, headers))
     cases.append(_json_case("v1/add_sub/predict-rows", "/v1/models/add_sub:predict",
                             {"instances": [{"INPUT0": ADD_SUB_A, "INPUT1": ADD_SUB_B}]}))
+    cases.append(_json_case("v1/add_sub/predict-columns", "/v1/models/add_sub:predict",
+                            {"inputs": {"INPUT0": [ADD_SUB_A], "INPUT1": [ADD_SUB_B]}}))
 
     mlp_rows = [[((i * 7 + j) % 11 - 5) / 10 for j in range(64)] for i in range(2)]
     cases.append(_json_case("v2/mlp_64x8/json", "/v2/models/mlp_64x8/infer",
@@ -281,8 +292,19 @@ def invalid_requests() -> List[Case]:
                    {"inputs": [{"name": "INPUT0", "shape": [1, 2], "datatype": "INT8", "data": [1, 300]}]}),
         _json_case("invalid/v2/bool-as-numbers", "/v2/models/identity_bool/infer",
                    {"inputs": [{"name": "INPUT0", "shape": [1, 2], "datatype": "BOOL", "data": [1, 0]}]}),
+        _json_case("invalid/v2/bool-as-other-truthy-values", "/v2/models/identity_bool/infer",
+                   {"inputs": [{"name": "INPUT0", "shape": [1, 2], "datatype": "BOOL", "data": [2, -1]}]}),
+        _json_case("invalid/v2/uneven-nesting-right-count", fp32,
+                   {"inputs": [{"name": "INPUT0", "shape": [2, 2], "datatype": "FP32",
+                                "data": [[1.0], [2.0, 3.0, 4.0]]}]}),
         # -- names --
         _json_case("invalid/v2/unknown-model", "/v2/models/no_such_model/infer", {"inputs": [good]}),
+        _json_case("invalid/v2/unknown-model-fp16-json-data", "/v2/models/no_such_model/infer",
+                   {"inputs": [{"name": "INPUT0", "shape": [1, 2], "datatype": "FP16", "data": [1.0, 2.0]}]}),
+        _raw("invalid/v2/unknown-model-malformed-json", "/v2/models/no_such_model/infer",
+             b'{"inputs": [', dict(JSON)),
+        _raw("invalid/binary/unknown-model-missing-header-length", "/v2/models/no_such_model/infer",
+             header_only + two_floats, {"content-type": octet}),
         _json_case("invalid/v2/unknown-input", fp32, {"inputs": [{**good, "name": "NOPE"}]}),
         _json_case("invalid/v2/missing-input", "/v2/models/add_sub/infer",
                    {"inputs": [{"name": "INPUT0", "shape": [1, 16], "datatype": "FP32", "data": ADD_SUB_A}]}),

@@ -69,6 +69,7 @@ class ServerProcess:
     """A server under test: a child process, its ports and its captured log."""
 
     name: str
+    role: str  # "ours" or "anchor"
     argv: List[str]
     http_port: int
     grpc_port: int
@@ -174,7 +175,7 @@ def kserve_ts(repository: Path, log_dir: Path, name: str = "kserve-ts") -> Serve
         "--grace_period_seconds", "2",
         "--log_level", "warn",
     ]
-    return ServerProcess(name, argv, http_port, grpc_port, log_dir / f"{name}.log")
+    return ServerProcess(name, "ours", argv, http_port, grpc_port, log_dir / f"{name}.log")
 
 
 def anchor(repository: Path, log_dir: Path) -> ServerProcess:
@@ -187,5 +188,5 @@ def anchor(repository: Path, log_dir: Path) -> ServerProcess:
     ]
     # The anchor's per-request trace lines would drown its log; warnings and errors stay.
     env = {"KSERVE_LOGLEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
-    return ServerProcess("anchor (kserve 0.20 ModelServer)", argv, http_port, grpc_port,
+    return ServerProcess("anchor (kserve 0.20 ModelServer)", "anchor", argv, http_port, grpc_port,
                          log_dir / "anchor.log", env=env)

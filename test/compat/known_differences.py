@@ -7,9 +7,11 @@ exceptions up here by key too.
 
 Each entry names the corpus case ids it covers (shell-style patterns over corpus.Case.id),
 the aspects that differ (see compare.py: "status", "body", "key-order", "content-type",
-"binary-framing"), what each server answers, and why. `documented` says whether
-docs/compatibility.md already lists it; the undocumented ones are open: kserve-ts is to be
-fixed, or the difference added to docs/compatibility.md.
+"binary-framing"), what each server answers, and why. Differences that only a client test
+can see (gRPC, client libraries) name those tests instead; such a test asserts the known
+behaviour, or is marked with `xfail(key)` (strict: it fails once the difference is gone).
+`documented` says whether docs/compatibility.md already lists it; the undocumented ones are
+open: kserve-ts is to be fixed, or the difference added to docs/compatibility.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Tuple
+
+import pytest
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Known:
     reason: str
     documented: bool
     suggestion: str = ""
+    tests: Tuple[str, ...] = ()
 
     def covers(self, case_id: str, aspect: Optional[str] = None) -> bool:
         if aspect is not None and aspect not in self.aspects:
@@ -36,8 +41,9 @@ class Known:
         return any(fnmatch.fnmatchcase(case_id, p) for p in self.cases)
 
 
-def _k(key, cases, aspects, anchor, ours, reason, documented, suggestion=""):
-    return Known(key, tuple(cases), frozenset(aspects), anchor, ours, reason, documented, suggestion)
+def _k(key, cases, aspects, anchor, ours, reason, documented, suggestion="", tests=()):
+    return Known(key, tuple(cases), frozenset(aspects), anchor, ours, reason, documented,
+                 suggestion, tuple(tests))
 
 
 BINARY_RESPONSE_CASES = (
@@ -69,7 +75,7 @@ KNOWN = [
        ["invalid/v2/malformed-json", "invalid/v2/empty-body", "invalid/v2/json-array-body",
         "invalid/v2/missing-inputs", "invalid/v2/inputs-not-a-list", "invalid/v2/input-missing-data",
         "invalid/v2/input-missing-datatype", "invalid/v2/shape-not-a-list",
-        "invalid/v2/nested-parameter"],
+        "invalid/v2/nested-parameter", "invalid/v2/unknown-model-malformed-json"],
        {"status", "body"},
        '422 {"detail": [...]} from FastAPI request validation',
        '400 {"error": "..."} naming the field',
@@ -100,8 +106,33 @@ KNOWN = [
        "200, Triton's index: [{name, state[, reason]}]",
        "Failed models are reported with their cause (compatibility.md: model listing).",
        documented=True),
+    _k("json-int64-beyond-2^53",
+       ["invalid/v2/int64-json-2^53", "invalid/v2/uint64-json-beyond-2^53"], {"status", "body"},
+       "200, exact (Python ints)",
+       "400 'JSON numbers beyond 2^53 lose precision, send ... with the binary data extension'",
+       "JavaScript numbers are doubles; refusing beats rounding silently (compatibility.md: "
+       "64-bit integers in JSON requests).",
+       documented=True),
+    _k("duplicate-requested-output",
+       ["edge/v2/duplicate-requested-output"], {"status", "body"},
+       "200 with the output twice",
+       "400 'output 'OUTPUT0' is requested more than once'",
+       "Output names are unique within a response (compatibility.md: duplicate requested outputs).",
+       documented=True),
+    _k("json-bool-values",
+       ["invalid/v2/bool-as-other-truthy-values"], {"status", "body"},
+       "200: any truthy JSON value is true (numpy bool conversion)",
+       "400: BOOL data is true/false/0/1 only",
+       "compatibility.md: BOOL in JSON.",
+       documented=True),
+    _k("uneven-nested-data",
+       ["invalid/v2/uneven-nesting-right-count"], {"status", "body"},
+       "500 ValueError (numpy cannot build a ragged array)",
+       "200: nested data is read in row-major order, only the element count is checked",
+       "compatibility.md: nested data.",
+       documented=True),
 
-    # ---- not (or not accurately) in docs/compatibility.md: open ----
+    # ---- not in docs/compatibility.md: open ----
     _k("metadata-platform",
        ["model/*/metadata"], {"body"},
        'platform ""', 'platform "onnxruntime_onnx"',
@@ -128,15 +159,6 @@ KNOWN = [
                   "to every malformed tensor (values out of range or of the wrong JSON type, "
                   "ragged V1 instances, bad header length, truncated or misaligned binary data, "
                   "non-UTF-8 BYTES)"),
-    _k("json-int64-beyond-2^53",
-       ["invalid/v2/int64-json-2^53", "invalid/v2/uint64-json-beyond-2^53"], {"status", "body"},
-       "200, exact (Python ints)",
-       "400 'JSON numbers beyond 2^53 lose precision, send ... with the binary data extension'",
-       "JavaScript numbers are doubles. compatibility.md says such values 'lose precision when "
-       "parsed', but kserve-ts refuses them (and 2^53 itself).",
-       documented=False,
-       suggestion="fix the docs: say values beyond +-(2^53 - 1) are refused with 400 (better "
-                  "than silently rounding); exact parsing would need a custom JSON number parser"),
     _k("v1-fp16-json",
        ["v1/identity_fp16/predict"], {"status", "body"},
        '200 {"predictions": [[0.5, ...]]} (model code converts JSON numbers with numpy)',
@@ -151,9 +173,12 @@ KNOWN = [
        "400 'received byte inputs, but the'inference-header-content-length' header is missing.' "
        "(any content-type but JSON makes the body raw bytes)",
        "200: a body without the binary header is parsed as JSON whatever its content-type",
-       "curl's default content-type (form-urlencoded) and clients that set none still work.",
+       "Clients that send JSON without a JSON content-type still work: curl's default "
+       "(form-urlencoded), and tritonclient.http, whose JSON-only requests (every input "
+       "binary_data=False) the anchor refuses with this 400 (test_tritonclient_http.py).",
        documented=False,
-       suggestion="list as intentional (more lenient; no client relies on the 400)"),
+       suggestion="list as intentional (more lenient; it makes tritonclient.http's JSON mode "
+                  "work; no client relies on the 400)"),
     _k("unclaimed-binary-bytes",
        ["invalid/binary/extra-trailing-bytes"], {"status", "body"},
        "200: bytes after the last binary_data_size are ignored",
@@ -161,13 +186,17 @@ KNOWN = [
        "A framing error is reported instead of guessed around.",
        documented=False,
        suggestion="list as intentional"),
-    _k("duplicate-requested-output",
-       ["edge/v2/duplicate-requested-output"], {"status", "body"},
-       "200 with the output twice",
-       "400 'output 'OUTPUT0' is requested more than once'",
-       "Output names must be unique within a response.",
+    _k("model-resolved-after-body",
+       ["invalid/v2/unknown-model-fp16-json-data", "invalid/binary/unknown-model-missing-header-length"],
+       {"status"},
+       "404 (or 503 for a model that is not ready): the model is looked up before the body "
+       "is decoded (only FastAPI's schema validation comes first)",
+       "400: the body is decoded and checked first, so a request error hides the unknown or "
+       "not-ready model",
+       "Order of checks in the V2 infer handler.",
        documented=False,
-       suggestion="list as intentional"),
+       suggestion="fix kserve-ts: resolve the model (404/503) before decoding the body, keeping "
+                  "only the plain JSON/schema errors first (where the anchor answers 422)"),
     _k("method-not-allowed",
        ["invalid/route/infer-with-get"], {"status", "body"},
        '405 {"detail": "Method Not Allowed"}',
@@ -176,6 +205,41 @@ KNOWN = [
        documented=False,
        suggestion="fix kserve-ts: 405 with an Allow header and {\"error\": ...} (HTTP semantics; "
                   "the anchor's status code)"),
+
+    # ---- seen by client tests only ----
+    _k("triton-grpc-repository-fields",
+       [], set(),
+       "the same mismatch (KServe's proto), and its own INTERNAL error besides",
+       "INVALID_ARGUMENT 'model_name' must not be empty",
+       "KServe's RepositoryModelLoad/UnloadRequest carries model_name in field 1; Triton's "
+       "carries repository_name = 1, model_name = 2, parameters = 3. tritonclient.grpc's "
+       "load_model/unload_model therefore reach kserve-ts with an empty field 1.",
+       documented=False,
+       suggestion="fix kserve-ts: also read the model name from field 2 when field 1 is empty "
+                  "(and accept Triton's parameters map in field 3), so Triton's gRPC client "
+                  "works as the README promises",
+       tests=["test_tritonclient_grpc.py::test_repository_unload_and_load"]),
+    _k("grpc-raw-output-binary-data-size",
+       [], set(),
+       "each raw output carries parameters {binary_data_size: int64_param <bytes>} "
+       "(asserted by the anchor's test_grpc_server.py)",
+       "raw outputs carry no parameters",
+       "The anchor builds gRPC raw outputs through the same code as REST binary outputs.",
+       documented=False,
+       suggestion="fix kserve-ts (cheap, byte-for-byte with the anchor, ignored by Triton "
+                  "clients), or list it in compatibility.md",
+       tests=["test_port_grpc_server.py::test_grpc_raw_outputs_carry_binary_data_size"]),
+    _k("grpc-repository-rpcs",
+       [], set(),
+       "RepositoryModelLoad/Unload do their work, then answer INTERNAL 'Internal server "
+       "error' (the servicer indexes the None the extension returns); loading an unknown "
+       "model answers UNKNOWN (AttributeError: 'ModelNotReady' object has no attribute 'reason')",
+       "{model_name, isLoaded: true} / {model_name, isUnloaded: true}; NOT_FOUND for an unknown model",
+       "The anchor's gRPC repository RPCs are broken (reference: Decisions, 'The gRPC "
+       "repository RPCs work').",
+       documented=False,
+       suggestion="list in compatibility.md's 'Fixed on purpose' table",
+       tests=["test_kserve_clients.py::test_grpc_repository_rpcs"]),
 ]
 
 BY_KEY: Dict[str, Known] = {k.key: k for k in KNOWN}
@@ -190,5 +254,13 @@ def explaining(case_id: str, aspect: str) -> Optional[Known]:
 
 
 def get(key: str) -> Known:
-    """The entry a ported anchor test relies on; a KeyError means the list lost it."""
+    """The entry a client or ported test relies on; a KeyError means the list lost it."""
     return BY_KEY[key]
+
+
+def xfail(key: str, raises=None):
+    """Marks a client test that shows the difference `key`: expected to fail, and strict,
+    so that it fails the suite once kserve-ts no longer differs."""
+    known = get(key)
+    return pytest.mark.xfail(strict=True, raises=raises,
+                             reason=f"known difference {key}: {known.reason}")

@@ -1,0 +1,145 @@
+"""Triton's Python gRPC client (`tritonclient.grpc`) against both servers.
+
+Runs in its own pytest process (run.sh): tritonclient.grpc and kserve register the same
+protobuf package (`inference`) from different .proto files, and protobuf refuses the second
+registration in one process.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+if any(name.startswith("kserve") for name in sys.modules):
+    raise RuntimeError(
+        "test_tritonclient_grpc.py must run in a pytest process that does not import kserve "
+        "(see test/compat/run.sh)"
+    )
+
+import numpy as np  # noqa: E402
+import tritonclient.grpc as grpcclient  # noqa: E402
+from tritonclient.utils import InferenceServerException  # noqa: E402
+
+import corpus  # noqa: E402
+import harness  # noqa: E402
+import known_differences  # noqa: E402
+
+
+@pytest.fixture
+def client(target):
+    c = grpcclient.InferenceServerClient(url=target.grpc_target)
+    yield c
+    c.close()
+
+
+def test_health(client):
+    assert client.is_server_live()
+    assert client.is_server_ready()
+    assert client.is_model_ready("identity_fp32")
+
+
+def test_model_ready_unknown_model_raises_not_found(client):
+    # KServe's servicer answers NOT_FOUND for an unknown model (Triton answers ready=false).
+    with pytest.raises(InferenceServerException) as e:
+        client.is_model_ready("no_such_model")
+    assert e.value.status() == "StatusCode.NOT_FOUND"
+
+
+def test_server_metadata(client):
+    meta = client.get_server_metadata(as_json=True)
+    assert meta["name"] and meta["version"]
+    assert "model_repository_extension" in meta["extensions"]
+
+
+def test_model_metadata(client):
+    meta = client.get_model_metadata("add_sub", as_json=True)
+    assert meta["name"] == "add_sub"
+    assert meta["inputs"] == [
+        {"name": "INPUT0", "datatype": "FP32", "shape": ["-1", "16"]},
+        {"name": "INPUT1", "datatype": "FP32", "shape": ["-1", "16"]},
+    ]
+    assert meta["outputs"] == [
+        {"name": "OUTPUT0", "datatype": "FP32", "shape": ["-1", "16"]},
+        {"name": "OUTPUT1", "datatype": "FP32", "shape": ["-1", "16"]},
+    ]
+
+
+@pytest.mark.parametrize("datatype", harness.IDENTITY_DATATYPES)
+def test_infer_every_datatype(client, datatype):
+    # tritonclient.grpc always sends raw_input_contents, so answers come back raw too.
+    values = corpus.identity_array(datatype)
+    infer_input = grpcclient.InferInput("INPUT0", list(values.shape), datatype)
+    infer_input.set_data_from_numpy(values)
+    result = client.infer(harness.identity_model(datatype), [infer_input], request_id=f"id-{datatype}")
+    assert result.get_response().id == f"id-{datatype}"
+    out = result.as_numpy("OUTPUT0")
+    assert out.shape == values.shape
+    if datatype == "BYTES":
+        assert list(out.flatten()) == list(values.flatten())
+    else:
+        assert out.dtype == values.dtype
+        np.testing.assert_array_equal(out, values)
+
+
+@pytest.mark.parametrize("datatype", ["INT64", "UINT64"])
+def test_infer_64_bit_extremes(client, datatype):
+    values = np.array(corpus.BINARY_ONLY_VALUES[datatype], dtype=corpus.v2wire.NUMPY[datatype])
+    infer_input = grpcclient.InferInput("INPUT0", list(values.shape), datatype)
+    infer_input.set_data_from_numpy(values)
+    out = client.infer(harness.identity_model(datatype), [infer_input]).as_numpy("OUTPUT0")
+    np.testing.assert_array_equal(out, values)
+
+
+def test_infer_bytes_from_str_object_array(client):
+    values = np.array([["héllo", "wörld"], ["", "日本"]], dtype=np.object_)
+    infer_input = grpcclient.InferInput("INPUT0", [2, 2], "BYTES")
+    infer_input.set_data_from_numpy(values)
+    out = client.infer("identity_bytes", [infer_input]).as_numpy("OUTPUT0")
+    assert [v.decode() for v in out.flatten()] == list(values.flatten())
+
+
+def test_requested_outputs(client, target):
+    a = np.arange(16, dtype=np.float32).reshape(1, 16)
+    b = np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16)
+    inputs = [grpcclient.InferInput("INPUT0", [1, 16], "FP32"), grpcclient.InferInput("INPUT1", [1, 16], "FP32")]
+    inputs[0].set_data_from_numpy(a)
+    inputs[1].set_data_from_numpy(b)
+    result = client.infer("add_sub", inputs, outputs=[grpcclient.InferRequestedOutput("OUTPUT1"),
+                                                      grpcclient.InferRequestedOutput("OUTPUT0")])
+    assert [o.name for o in result.get_response().outputs] == ["OUTPUT1", "OUTPUT0"]
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT1"), a - b)
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT0"), a + b)
+
+
+def test_unknown_model_raises(client):
+    infer_input = grpcclient.InferInput("INPUT0", [1, 1], "FP32")
+    infer_input.set_data_from_numpy(np.ones((1, 1), dtype=np.float32))
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("no_such_model", [infer_input])
+    assert e.value.status() == "StatusCode.NOT_FOUND"
+    assert "Model with name no_such_model does not exist." in e.value.message()
+
+
+def test_bad_shape_raises(client):
+    infer_input = grpcclient.InferInput("INPUT0", [4], "FP32")
+    infer_input.set_data_from_numpy(np.ones(4, dtype=np.float32))
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("identity_fp32", [infer_input])
+    assert e.value.status() == "StatusCode.INVALID_ARGUMENT"
+
+
+@known_differences.xfail("triton-grpc-repository-fields", raises=InferenceServerException)
+def test_repository_unload_and_load(ours):
+    model = "scale2_fp32"
+    with grpcclient.InferenceServerClient(url=ours.grpc_target) as client:
+        try:
+            client.unload_model(model)
+            assert not client.is_model_ready(model)
+        finally:
+            client.load_model(model)
+        assert client.is_model_ready(model)
+        x = np.array([[1.0, 2.5]], dtype=np.float32)
+        infer_input = grpcclient.InferInput("INPUT0", [1, 2], "FP32")
+        infer_input.set_data_from_numpy(x)
+        np.testing.assert_array_equal(client.infer(model, [infer_input]).as_numpy("OUTPUT0"), 2 * x)

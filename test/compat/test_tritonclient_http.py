@@ -1,0 +1,192 @@
+"""Triton's Python HTTP client (`tritonclient.http`) against both servers: server and model
+metadata, readiness, inference with binary_data on and off for every datatype the identity
+models expose, requested outputs, BYTES as numpy object arrays, repository load/unload, and
+errors raised as `InferenceServerException`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tritonclient.http as httpclient
+from tritonclient.utils import InferenceServerException
+
+import corpus
+import harness
+import known_differences
+
+
+def anchor_refuses_json_only(target) -> bool:
+    """tritonclient.http sends a JSON-only request (no binary input) without a JSON
+    content-type; the anchor then reads the body as binary and refuses it. kserve-ts parses
+    it (known_differences: non-json-content-type)."""
+    known_differences.get("non-json-content-type")
+    return target.role == "anchor"
+
+
+def assert_anchor_refusal(call):
+    with pytest.raises(InferenceServerException) as e:
+        call()
+    assert e.value.status() == "400"
+    assert "'inference-header-content-length' header is missing" in e.value.message()
+
+
+@pytest.fixture
+def client(target):
+    c = httpclient.InferenceServerClient(url=f"127.0.0.1:{target.http_port}", network_timeout=30)
+    yield c
+    c.close()
+
+
+def test_health(client):
+    assert client.is_server_live()
+    assert client.is_server_ready()
+    assert client.is_model_ready("identity_fp32")
+    assert not client.is_model_ready("no_such_model")
+
+
+def test_server_metadata(client):
+    meta = client.get_server_metadata()
+    assert set(meta) == {"name", "version", "extensions"}
+    assert meta["name"] and meta["version"]
+    assert "model_repository_extension" in meta["extensions"]
+
+
+def test_model_metadata(client):
+    meta = client.get_model_metadata("iris")
+    assert meta["name"] == "iris"
+    assert meta["inputs"] == [{"name": "input", "datatype": "FP32", "shape": [-1, 4]}]
+    assert meta["outputs"] == [
+        {"name": "label", "datatype": "INT64", "shape": [-1]},
+        {"name": "probabilities", "datatype": "FP32", "shape": [-1, 3]},
+    ]
+    for dt in harness.IDENTITY_DATATYPES:
+        meta = client.get_model_metadata(harness.identity_model(dt))
+        assert meta["inputs"] == [{"name": "INPUT0", "datatype": dt, "shape": [-1, -1]}]
+        assert meta["outputs"] == [{"name": "OUTPUT0", "datatype": dt, "shape": [-1, -1]}]
+
+
+def _identity(client, datatype, values, binary):
+    infer_input = httpclient.InferInput("INPUT0", list(values.shape), datatype)
+    infer_input.set_data_from_numpy(values, binary_data=binary)
+    output = httpclient.InferRequestedOutput("OUTPUT0", binary_data=binary)
+    return client.infer(harness.identity_model(datatype), [infer_input], outputs=[output],
+                        request_id=f"id-{datatype}")
+
+
+JSON_DATATYPES = [dt for dt in harness.IDENTITY_DATATYPES if dt != "FP16"]
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["binary", "json"])
+@pytest.mark.parametrize("datatype", harness.IDENTITY_DATATYPES)
+def test_infer_every_datatype(target, client, datatype, binary):
+    values = corpus.identity_array(datatype)
+    if not binary and anchor_refuses_json_only(target):
+        assert_anchor_refusal(lambda: _identity(client, datatype, values, binary))
+        return
+    if datatype == "FP16" and not binary:
+        # FP16 has no JSON form in KServe: both servers refuse it with 400.
+        with pytest.raises(InferenceServerException) as e:
+            _identity(client, datatype, values, binary)
+        assert e.value.status() == "400"
+        return
+    result = _identity(client, datatype, values, binary)
+    assert result.get_response()["id"] == f"id-{datatype}"
+    out = result.as_numpy("OUTPUT0")
+    assert out.shape == values.shape
+    if datatype == "BYTES":
+        got = [v if isinstance(v, bytes) else v.encode() for v in out.flatten()]
+        assert got == list(values.flatten())
+    else:
+        assert out.dtype == values.dtype
+        np.testing.assert_array_equal(out, values)
+
+
+def test_infer_bytes_from_str_object_array(client):
+    values = np.array([["héllo", "wörld"], ["", "日本"]], dtype=np.object_)
+    infer_input = httpclient.InferInput("INPUT0", [2, 2], "BYTES")
+    infer_input.set_data_from_numpy(values, binary_data=True)
+    result = client.infer("identity_bytes", [infer_input])
+    assert [v.decode() for v in result.as_numpy("OUTPUT0").flatten()] == list(values.flatten())
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["binary", "json"])
+def test_requested_outputs_in_request_order(target, client, binary):
+    a = np.arange(16, dtype=np.float32).reshape(1, 16)
+    b = np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16)
+    inputs = [httpclient.InferInput("INPUT0", [1, 16], "FP32"), httpclient.InferInput("INPUT1", [1, 16], "FP32")]
+    inputs[0].set_data_from_numpy(a, binary_data=binary)
+    inputs[1].set_data_from_numpy(b, binary_data=binary)
+    outputs = [httpclient.InferRequestedOutput("OUTPUT1", binary_data=binary),
+               httpclient.InferRequestedOutput("OUTPUT0", binary_data=not binary)]
+    if not binary and anchor_refuses_json_only(target):
+        assert_anchor_refusal(lambda: client.infer("add_sub", inputs, outputs=outputs))
+        return
+    result = client.infer("add_sub", inputs, outputs=outputs)
+    assert [o["name"] for o in result.get_response()["outputs"]] == ["OUTPUT1", "OUTPUT0"]
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT1"), a - b)
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT0"), a + b)
+
+    only = client.infer("add_sub", inputs, outputs=[httpclient.InferRequestedOutput("OUTPUT0", binary_data=binary)])
+    assert [o["name"] for o in only.get_response()["outputs"]] == ["OUTPUT0"]
+    assert only.as_numpy("OUTPUT1") is None
+
+
+def test_infer_iris(client):
+    x = np.array([[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]], dtype=np.float32)
+    infer_input = httpclient.InferInput("input", [2, 4], "FP32")
+    infer_input.set_data_from_numpy(x)
+    result = client.infer("iris", [infer_input])
+    assert result.as_numpy("label").tolist() == [1, 0]
+    np.testing.assert_allclose(result.as_numpy("probabilities").sum(axis=1), [1.0, 1.0], rtol=1e-5)
+
+
+def test_repository_unload_and_load(client):
+    model = "scale2_fp32"
+    try:
+        client.unload_model(model)
+        assert not client.is_model_ready(model)
+    finally:
+        client.load_model(model)
+    assert client.is_model_ready(model)
+    x = np.array([[1.0, 2.5]], dtype=np.float32)
+    infer_input = httpclient.InferInput("INPUT0", [1, 2], "FP32")
+    infer_input.set_data_from_numpy(x)
+    np.testing.assert_array_equal(client.infer(model, [infer_input]).as_numpy("OUTPUT0"), 2 * x)
+
+
+def test_repository_index(ours):
+    # Ours only: the anchor has no index route (known_differences: repository-index).
+    with httpclient.InferenceServerClient(url=f"127.0.0.1:{ours.http_port}") as client:
+        index = client.get_model_repository_index()
+    assert {m["name"]: m["state"] for m in index} == {name: "READY" for name in harness.MODELS}
+
+
+def test_unknown_model_raises(client):
+    infer_input = httpclient.InferInput("INPUT0", [1, 1], "FP32")
+    infer_input.set_data_from_numpy(np.ones((1, 1), dtype=np.float32))
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("no_such_model", [infer_input])
+    assert e.value.status() == "404"
+    assert e.value.message() == "Model with name no_such_model does not exist."
+    with pytest.raises(InferenceServerException) as e:
+        client.get_model_metadata("no_such_model")
+    assert e.value.status() == "404"
+
+
+def test_bad_shape_raises(client):
+    infer_input = httpclient.InferInput("INPUT0", [1, 8], "FP32")
+    infer_input.set_data_from_numpy(np.ones((1, 8), dtype=np.float32))
+    other = httpclient.InferInput("INPUT1", [1, 8], "FP32")
+    other.set_data_from_numpy(np.ones((1, 8), dtype=np.float32))
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("add_sub", [infer_input, other])
+    assert e.value.status() == "400"
+    assert "INPUT0" in e.value.message()
+
+
+def test_unknown_output_raises(client):
+    infer_input = httpclient.InferInput("INPUT0", [1, 2], "FP32")
+    infer_input.set_data_from_numpy(np.ones((1, 2), dtype=np.float32))
+    with pytest.raises(InferenceServerException) as e:
+        client.infer("identity_fp32", [infer_input], outputs=[httpclient.InferRequestedOutput("NOPE")])
+    assert e.value.status() == "400"
