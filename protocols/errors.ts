@@ -66,6 +66,8 @@ export const errors = {
     new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
   payloadTooLarge: (limitBytes: number) =>
     new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
+  responseTooLarge: (bytes: number, limitBytes: number, setting: string) =>
+    new KServeError('PayloadTooLarge', `Response of ${bytes} bytes is larger than the limit of ${limitBytes} bytes (${setting})`),
   inferenceError: (reason: string, cause?: unknown) =>
     new KServeError('InferenceError', reason, { cause }),
   internal: (reason: string, cause?: unknown) => new KServeError('Internal', reason, { cause }),

@@ -12,7 +12,7 @@
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
 import type { Logger } from 'pino';
-import type { Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { Parameters, Tensor, TensorSpec } from '../protocols/tensor.js';
 import type { ModelConfig } from './repository/model-config.js';
 
 export interface LoadOptions {
@@ -40,8 +40,12 @@ export interface ModelInstance {
   readonly platform: string;
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
-  /** Runs one inference and returns the outputs named in `outputNames`, in that order. */
-  infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]>;
+  /**
+   * Runs one inference and returns the outputs named in `outputNames`, in that order.
+   * `parameters` are the request's protocol parameters, for backends that take options per
+   * request (e.g. a signature name); backends ignore the ones they do not know.
+   */
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): Promise<Tensor[]>;
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
   unload(): Promise<void>;
   /**

@@ -53,8 +53,8 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ['model_repository', { key: 'modelRepository', kind: 'string', dflt: '', help: 'folder with one sub-folder per model (Triton layout)' }],
   ['log_level', { key: 'logLevel', kind: 'string', dflt: 'info', help: 'trace, debug, info, warn, error (env KSERVE_LOGLEVEL)' }],
   ['rest_max_body_bytes', { key: 'restMaxBodyBytes', kind: 'int', dflt: String(256 * MiB), help: 'largest REST request body (bytes)' }],
-  ['grpc_max_send_message_length', { key: 'grpcMaxSendMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC response (bytes)' }],
-  ['grpc_max_receive_message_length', { key: 'grpcMaxReceiveMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC request (bytes)' }],
+  ['grpc_max_send_message_length', { key: 'grpcMaxSendMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC response (bytes; -1 = no limit)' }],
+  ['grpc_max_receive_message_length', { key: 'grpcMaxReceiveMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC request (bytes; -1 = no limit)' }],
   ['execution_providers', { key: 'executionProviders', kind: 'list', dflt: 'cpu', help: 'onnxruntime providers in order of preference, e.g. cuda,cpu' }],
   ['intra_op_threads', { key: 'intraOpThreads', kind: 'int', dflt: '0', help: 'threads per operator; 0 = CPUs available to the process' }],
   ['inter_op_threads', { key: 'interOpThreads', kind: 'int', dflt: '1', help: 'threads across independent operators' }],
@@ -161,6 +161,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     return (FLAGS.get(name) as FlagSpec).dflt;
   };
   const int = (name: string) => parseInt10(name, get(name));
+  // gRPC's convention: -1 means no limit.
+  const grpcLimit = (name: string) => (get(name).trim() === '-1' ? -1 : int(name));
   const port = (name: string) => {
     const p = int(name);
     if (p > 65535) throw new ConfigError(`--${name} must be at most 65535, got ${p}`);
@@ -196,8 +198,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     modelRepository,
     logLevel: logLevel === 'warning' ? 'warn' : logLevel === 'critical' ? 'fatal' : logLevel,
     restMaxBodyBytes: int('rest_max_body_bytes'),
-    grpcMaxSendMessageLength: int('grpc_max_send_message_length'),
-    grpcMaxReceiveMessageLength: int('grpc_max_receive_message_length'),
+    grpcMaxSendMessageLength: grpcLimit('grpc_max_send_message_length'),
+    grpcMaxReceiveMessageLength: grpcLimit('grpc_max_receive_message_length'),
     executionProviders: providers.length > 0 ? providers : ['cpu'],
     intraOpThreads: intra === 0 ? usableCpus() : intra,
     interOpThreads: Math.max(1, int('inter_op_threads')),

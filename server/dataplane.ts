@@ -83,7 +83,7 @@ export class DataPlane {
       const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : served.outputs;
       const outputNames = requested.map((o) => o.name);
       const start = performance.now();
-      const outputs = await served.instance.infer(request.inputs, outputNames);
+      const outputs = await served.instance.infer(request.inputs, outputNames, request.parameters);
       this.metrics.observe('predict', name, since(start));
       return {
         id: request.id ?? randomUUID(),

@@ -9,7 +9,7 @@
  * pre-encoded buffers through unchanged.
  */
 import type { UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
-import { KServeError, errors, toKServeError } from '../../protocols/errors.js';
+import { errors, toKServeError } from '../../protocols/errors.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
 import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
@@ -49,26 +49,30 @@ export function inferenceService(
     };
   }
 
+  /** Counts a request unless the model name is unknown: names come from clients (bounded label cardinality). */
+  function count(name: string, code: number): void {
+    if (dataplane.repository.state(name) !== undefined) metrics.countRequest(name, 'grpc', statusName(code));
+  }
+
   async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
       const start = performance.now();
       const decoded = decodeGrpcInferRequest(req);
-      metrics.observe('preprocess', name, since(start));
+      const decodeSeconds = since(start);
       const response = await dataplane.infer(name, decoded.modelVersion, decoded.request);
+      // Stage histograms only for inferences that ran: unknown names must not add series.
+      metrics.observe('preprocess', name, decodeSeconds);
       const encodeStart = performance.now();
       const bytes = encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs));
       metrics.observe('postprocess', name, since(encodeStart));
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
-        throw new KServeError(
-          'PayloadTooLarge',
-          `Response of ${bytes.byteLength} bytes is larger than the limit of ${maxSendMessageLength} bytes (--grpc_max_send_message_length)`,
-        );
+        throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
       }
-      metrics.countRequest(name, 'grpc', statusName(0));
+      count(name, 0);
       return bytes;
     } catch (err) {
-      metrics.countRequest(name, 'grpc', statusName(toKServeError(err).grpcCode));
+      count(name, toKServeError(err).grpcCode);
       throw err;
     }
   }

@@ -136,6 +136,7 @@ export class OnnxInstance implements ModelInstance {
     }
   }
 
+  /** onnxruntime sessions take no per-request options, so `parameters` are not used. */
   infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]> {
     if (this.#dead !== undefined) return Promise.reject(errors.internal(`model worker is gone: ${this.#dead.message}`));
     const id = this.#nextId++;

@@ -1,0 +1,70 @@
+/** Flag parsing: KServe's names and defaults, spellings, validation and warnings. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseServeArgs, usableCpus } from './config.js';
+
+describe('parseServeArgs', () => {
+  it("defaults to KServe's ports and limits", () => {
+    const { config, warnings } = parseServeArgs([], {});
+    expect(config).toMatchObject({
+      httpPort: 8080,
+      grpcPort: 8081,
+      enableGrpc: true,
+      enableDocsUrl: false,
+      modelName: 'model',
+      modelDir: undefined,
+      grpcMaxSendMessageLength: 8 * 1024 * 1024,
+      grpcMaxReceiveMessageLength: 8 * 1024 * 1024,
+      restMaxBodyBytes: 256 * 1024 * 1024,
+      executionProviders: ['cpu'],
+      intraOpThreads: usableCpus(),
+      logLevel: 'info',
+    });
+    expect(warnings).toEqual([]);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    [['--http_port', '9000'], { httpPort: 9000 }],
+    [['--http_port=9000'], { httpPort: 9000 }],
+    [['--http-port', '9000'], { httpPort: 9000 }],
+    [['--enable_grpc', 'false'], { enableGrpc: false }],
+    [['--enable_grpc=False'], { enableGrpc: false }],
+    [['--enable_docs_url'], { enableDocsUrl: true }],
+    [['--model_name={{.Name}}', '--model_dir=/mnt/models'], { modelName: '{{.Name}}', modelDir: '/mnt/models' }],
+    [['--grpc_max_receive_message_length', '-1'], { grpcMaxReceiveMessageLength: -1 }],
+    [['--execution_providers', 'CUDA, cpu'], { executionProviders: ['cuda', 'cpu'] }],
+    [['--log_level', 'warning'], { logLevel: 'warn' }],
+  ])('%j', (argv, expected) => {
+    expect(parseServeArgs(argv, {}).config).toMatchObject(expected);
+  });
+
+  it('reads KSERVE_LOGLEVEL when --log_level is absent', () => {
+    expect(parseServeArgs([], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('debug');
+    expect(parseServeArgs(['--log_level', 'error'], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('error');
+  });
+
+  it.each([
+    [['--http_port', 'x'], "--http_port expects a non-negative integer, got 'x'"],
+    [['--http_port', '70000'], '--http_port must be at most 65535, got 70000'],
+    [['--enable_grpc', 'maybe'], "--enable_grpc expects true or false, got 'maybe'"],
+    [['--model_dir', 'a', '--model_repository', 'b'], '--model_dir and --model_repository are mutually exclusive'],
+    [['--execution_providers', 'tpu'], "--execution_providers: unknown provider 'tpu' (cpu, cuda)"],
+    [['--log_level', 'loud'], "--log_level must be one of trace, debug, info, warn, error; got 'loud'"],
+    [['--workers', '0'], '--workers must be at least 1'],
+    [['--http_port'], '--http_port needs a value'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseServeArgs(argv, {})).toThrow(ConfigError);
+    expect(() => parseServeArgs(argv, {})).toThrow(message);
+  });
+
+  it('warns about unknown flags and accepted-but-inert KServe flags, never failing', () => {
+    const { config, warnings } = parseServeArgs(['--typo_flag', '3', '--max_threads', '8', '--workers', '2', 'stray'], {});
+    expect(config.workers).toBe(1);
+    expect(warnings).toEqual([
+      'unknown flag --typo_flag ignored',
+      '--max_threads is accepted for KServe compatibility and has no effect',
+      "ignoring unexpected argument 'stray'",
+      '--workers 2: only one worker process is supported yet; running 1',
+    ]);
+  });
+});
