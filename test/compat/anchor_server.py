@@ -118,12 +118,11 @@ class OnnxModel(Model):
 
     @staticmethod
     def _feed(spec: Dict, array: np.ndarray) -> np.ndarray:
-        if spec["datatype"] == "BYTES":
-            # onnxruntime string tensors take str; kserve decodes raw BYTES as bytes.
-            return np.vectorize(
-                lambda v: v.decode("utf-8") if isinstance(v, bytes) else str(v), otypes=[object]
-            )(array) if array.size else array.astype(object)
-        return array
+        if spec["datatype"] != "BYTES":
+            return array
+        # onnxruntime string tensors take str; kserve decodes raw BYTES elements as bytes.
+        text = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in array.flat]
+        return np.array(text, dtype=np.object_).reshape(array.shape)
 
     # -- V2 (REST JSON, REST binary, gRPC) --
 

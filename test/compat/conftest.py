@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Callable, Dict, Iterator
 
 import pytest
 
@@ -36,8 +36,17 @@ def model_repository(work_dir: Path) -> Path:
     return target
 
 
-def _serve(server: ServerProcess, timeout_s: float, request) -> ServerProcess:
-    server.start(timeout_s)
+def _serve(make: Callable[[], ServerProcess], timeout_s: float, request) -> ServerProcess:
+    """Starts make()'s server; once more on fresh ports if another process took a port
+    between free_port() and the bind."""
+    server = make()
+    try:
+        server.start(timeout_s)
+    except RuntimeError:
+        if "address already in use" not in server.log().lower() and "eaddrinuse" not in server.log().lower():
+            raise
+        server = make()
+        server.start(timeout_s)
     request.addfinalizer(server.stop)
     return server
 
@@ -45,13 +54,13 @@ def _serve(server: ServerProcess, timeout_s: float, request) -> ServerProcess:
 @pytest.fixture(scope="session")
 def ours(model_repository: Path, work_dir: Path, request) -> ServerProcess:
     """kserve-ts serving every model of harness.MODELS (REST and gRPC)."""
-    return _serve(harness.kserve_ts(model_repository, work_dir), OURS_START_TIMEOUT_S, request)
+    return _serve(lambda: harness.kserve_ts(model_repository, work_dir), OURS_START_TIMEOUT_S, request)
 
 
 @pytest.fixture(scope="session")
 def anchor(model_repository: Path, work_dir: Path, request) -> ServerProcess:
     """KServe 0.20's ModelServer serving the same models through anchor_server.OnnxModel."""
-    return _serve(harness.anchor(model_repository, work_dir), ANCHOR_START_TIMEOUT_S, request)
+    return _serve(lambda: harness.anchor(model_repository, work_dir), ANCHOR_START_TIMEOUT_S, request)
 
 
 @pytest.fixture(scope="session")
@@ -64,9 +73,13 @@ def ours_with_failed_model(work_dir: Path, request) -> ServerProcess:
         "never_ready": harness.FIXTURES / "identity_bf16.onnx",
     })
     request.addfinalizer(lambda: shutil.rmtree(repo, ignore_errors=True))
-    server = harness.kserve_ts(repo, work_dir, name="kserve-ts-failed-model")
-    server.ready_path = "/v2/models/identity_fp32/ready"
-    return _serve(server, OURS_START_TIMEOUT_S, request)
+
+    def make() -> ServerProcess:
+        server = harness.kserve_ts(repo, work_dir, name="kserve-ts-failed-model")
+        server.ready_path = "/v2/models/identity_fp32/ready"
+        return server
+
+    return _serve(make, OURS_START_TIMEOUT_S, request)
 
 
 @pytest.fixture(params=["anchor", "ours"])

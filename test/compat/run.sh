@@ -56,6 +56,10 @@ if [[ ! -f dist/bin/kserve-ts.js ]]; then
 fi
 
 export PYTHONDONTWRITEBYTECODE=1
+# Both servers listen on loopback only; never send that traffic through a configured proxy
+# (requests, httpx and gRPC all honour these).
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
+export no_proxy="$NO_PROXY"
 
 # pytest exit codes: 0 passed, 1 failures, 2 interrupted, 3 internal error, 4 usage error,
 # 5 no tests collected. Any of 1-5 fails the suite. The one exception: with a filter such as
