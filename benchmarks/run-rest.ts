@@ -120,6 +120,16 @@ async function main(): Promise<void> {
   const helloResult = await runLoad({ name: 'fastify hello-world GET (framework ceiling)', url: `http://127.0.0.1:${hello.port}/`, ...common });
   results.push(helloResult);
   results.push(
+    await runLoad({
+      name: 'fastify POST, same body in, fixed V2-sized JSON out (traffic-shape ceiling)',
+      url: `http://127.0.0.1:${hello.port}/echo`,
+      method: 'POST',
+      body: jsonBody,
+      headers: { 'content-type': 'application/json' },
+      ...common,
+    }),
+  );
+  results.push(
     await runLoad({ name: 'V2 JSON infer, mlp_64x8 batch 1', url: `${base}/v2/models/mlp/infer`, method: 'POST', body: jsonBody, headers: { 'content-type': 'application/json' }, ...common }),
   );
   results.push(
