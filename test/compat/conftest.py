@@ -86,7 +86,9 @@ def ours_with_failed_model(work_dir: Path, request) -> ServerProcess:
 def target(request) -> ServerProcess:
     """Runs a test once against each server: the ported anchor tests check that what they
     assert really is the anchor's behaviour, then that kserve-ts does the same."""
-    return request.getfixturevalue(request.param)
+    server = request.getfixturevalue(request.param)
+    server.assert_alive()  # a server that died earlier fails here, with its log
+    return server
 
 
 @pytest.fixture(scope="session")

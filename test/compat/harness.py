@@ -149,9 +149,9 @@ class ServerProcess:
 
     def assert_alive(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:
-            raise AssertionError(
-                f"{self.name} died (exit code {self.proc.returncode}).\n--- log ---\n{self.log()}"
-            )
+            code = self.proc.returncode
+            how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+            raise AssertionError(f"{self.name} died ({how}).\n--- log ---\n{self.log()}")
 
 
 def _port_open(port: int) -> bool:

@@ -235,10 +235,8 @@ KNOWN = [
        "error' (the servicer indexes the None the extension returns); loading an unknown "
        "model answers UNKNOWN (AttributeError: 'ModelNotReady' object has no attribute 'reason')",
        "{model_name, isLoaded: true} / {model_name, isUnloaded: true}; NOT_FOUND for an unknown model",
-       "The anchor's gRPC repository RPCs are broken (reference: Decisions, 'The gRPC "
-       "repository RPCs work').",
-       documented=False,
-       suggestion="list in compatibility.md's 'Fixed on purpose' table",
+       "The anchor's gRPC repository RPCs are broken (compatibility.md, gRPC table).",
+       documented=True,
        tests=["test_kserve_clients.py::test_grpc_repository_rpcs"]),
 ]
 
