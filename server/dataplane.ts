@@ -96,6 +96,27 @@ export class DataPlane {
     }
   }
 
+  /**
+   * One inference as every transport runs it: decode, infer, encode, with the anchor's stage
+   * histograms (preprocess = decode, predict, postprocess = encode). Stages are recorded
+   * only for inferences that ran, so requests naming unknown models add no label series.
+   */
+  async inferStaged<D extends { readonly request: InferRequest; readonly version?: string | undefined }, T>(
+    name: string,
+    decode: () => D,
+    encode: (response: InferResponse, decoded: D) => T,
+  ): Promise<T> {
+    const start = performance.now();
+    const decoded = decode();
+    const decodeSeconds = since(start);
+    const response = await this.infer(name, decoded.version, decoded.request);
+    this.metrics.observe('preprocess', name, decodeSeconds);
+    const encodeStart = performance.now();
+    const encoded = encode(response, decoded);
+    this.metrics.observe('postprocess', name, since(encodeStart));
+    return encoded;
+  }
+
   explain(name: string): never {
     this.repository.peek(name);
     throw errors.notImplemented(`Model ${name} does not support explain`);

@@ -13,7 +13,6 @@ import { errors, toKServeError } from '../../protocols/errors.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
 import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
-import { since } from '../metrics.js';
 import type { GrpcContext } from './context.js';
 import { statusName, toGrpcStatus } from './status.js';
 
@@ -57,15 +56,14 @@ export function inferenceService(
   async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
-      const start = performance.now();
-      const decoded = decodeGrpcInferRequest(req);
-      const decodeSeconds = since(start);
-      const response = await dataplane.infer(name, decoded.modelVersion, decoded.request);
-      // Stage histograms only for inferences that ran: unknown names must not add series.
-      metrics.observe('preprocess', name, decodeSeconds);
-      const encodeStart = performance.now();
-      const bytes = encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs));
-      metrics.observe('postprocess', name, since(encodeStart));
+      const bytes = await dataplane.inferStaged(
+        name,
+        () => {
+          const decoded = decodeGrpcInferRequest(req);
+          return { ...decoded, version: decoded.modelVersion };
+        },
+        (response, decoded) => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)),
+      );
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
         throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
       }

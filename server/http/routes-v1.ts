@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeV1Request, encodeV1Response } from '../../protocols/v1/codec.js';
 import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
-import { since } from '../metrics.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
 import { tagInference } from './request-metrics.js';
@@ -18,18 +17,13 @@ function splitTarget(target: string): { name: string; verb: string } {
 }
 
 export function v1Routes(ctx: HttpContext) {
-  const { dataplane, metrics } = ctx;
+  const { dataplane } = ctx;
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
-    const start = performance.now();
-    const inputs = dataplane.modelInputs(name);
-    const request = decodeV1Request(parseJson(bodyBytes(req.body).toString('utf8')), inputs);
-    const preprocessSeconds = since(start);
-    const response = await dataplane.infer(name, undefined, request);
-    // Stages are observed for successful inferences only, as predict is.
-    metrics.observe('preprocess', name, preprocessSeconds);
-    const encodeStart = performance.now();
-    const body = encodeV1Response(response);
-    metrics.observe('postprocess', name, since(encodeStart));
+    const body = await dataplane.inferStaged(
+      name,
+      () => ({ request: decodeV1Request(parseJson(bodyBytes(req.body).toString('utf8')), dataplane.modelInputs(name)) }),
+      (response) => encodeV1Response(response),
+    );
     return reply.type('application/json').send(body);
   }
 

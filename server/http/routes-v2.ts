@@ -4,7 +4,6 @@ import { errors } from '../../protocols/errors.js';
 import type { ModelMetadata } from '../../protocols/tensor.js';
 import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from '../../protocols/v2/rest-request.js';
 import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
-import { since } from '../metrics.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
 import { tagInference } from './request-metrics.js';
@@ -22,22 +21,19 @@ function metadataJson(m: ModelMetadata): unknown {
 }
 
 export function v2Routes(ctx: HttpContext) {
-  const { dataplane, metrics } = ctx;
+  const { dataplane } = ctx;
 
   async function infer(req: FastifyRequest<ModelParams>, reply: FastifyReply) {
     const { name, version } = req.params;
-    const start = performance.now();
-    const body = bodyBytes(req.body);
-    const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
-    const request = decodeRestInferRequest(body, headerLength);
-    const preprocessSeconds = since(start);
-    const response = await dataplane.infer(name, version, request);
-    // Stages are observed for successful inferences only, as predict is: a request for an
-    // unknown model must not create a label series.
-    metrics.observe('preprocess', name, preprocessSeconds);
-    const encodeStart = performance.now();
-    const encoded = encodeRestInferResponse(response, request);
-    metrics.observe('postprocess', name, since(encodeStart));
+    const encoded = await dataplane.inferStaged(
+      name,
+      () => {
+        const body = bodyBytes(req.body);
+        const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
+        return { request: decodeRestInferRequest(body, headerLength), version };
+      },
+      (response, { request }) => encodeRestInferResponse(response, request),
+    );
     if (encoded.headerLength !== undefined) {
       void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
     } else void reply.type('application/json');
