@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BackendRegistry } from './backend-registry.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
+import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';
 import type { ServerConfig } from './config.js';
 import { DataPlane } from './dataplane.js';
 import { type GrpcServer, buildGrpcServer } from './grpc/grpc-server.js';
@@ -28,9 +29,9 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-/** The default backend set; tensorflow joins here in its own issue. */
+/** The default backend set; a model folder goes to the first whose `detect` matches. */
 export function defaultBackends(): BackendRegistry {
-  return new BackendRegistry().register(onnxBackend);
+  return new BackendRegistry().register(onnxBackend).register(tensorflowBackend);
 }
 
 function sourceFor(config: ServerConfig): ModelSource | undefined {
