@@ -1,6 +1,7 @@
 /** KServe V1 protocol routes. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodeV1Request, encodeV1Response } from '../../protocols/v1/codec.js';
+import { type V1Model, signaturesOf } from '../../protocols/v1/dialect.js';
+import { v1DialectFor } from '../../protocols/v1/dialects.js';
 import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
@@ -18,11 +19,22 @@ function splitTarget(target: string): { name: string; verb: string } {
 
 export function v1Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
+  /** The served default version as a V1 dialect sees it; throws like dataplane.modelMetadata. */
+  function v1Model(name: string): V1Model {
+    const served = dataplane.repository.peek(name);
+    const { platform, inputs, outputs, version } = served;
+    return { name, version, platform, inputs, outputs, signatures: signaturesOf(served.instance) };
+  }
+
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
     const body = await dataplane.inferStaged(
       name,
-      () => ({ request: decodeV1Request(parseJson(bodyBytes(req.body).toString('utf8')), dataplane.modelInputs(name)) }),
-      (response) => encodeV1Response(response),
+      () => {
+        const model = v1Model(name);
+        const dialect = v1DialectFor(model.platform);
+        return { ...dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model), dialect };
+      },
+      (response, decoded) => decoded.dialect.encode(response, decoded),
     );
     return reply.type('application/json').send(body);
   }
@@ -34,6 +46,14 @@ export function v1Routes(ctx: HttpContext) {
       const { name } = req.params;
       dataplane.assertModelReady(name);
       return { name, ready: true };
+    });
+
+    // TF Serving's signature metadata, for the dialects that have it (404 for the others).
+    app.get<NameParams>('/v1/models/:name/metadata', async (req) => {
+      const model = v1Model(req.params.name);
+      const dialect = v1DialectFor(model.platform);
+      if (dialect.metadata === undefined) throw errors.routeNotFound(req.method, req.url);
+      return dialect.metadata(model);
     });
 
     // One route for `name:verb`: the router cannot tell `:name:predict` from `:name:explain`.

@@ -1,0 +1,56 @@
+/**
+ * V1 dialects: how a V1 body maps to tensors and back depends on the model's platform.
+ * KServe's convention (codec.ts) serves every model by default; TF Serving's (tf-serving.ts)
+ * serves TensorFlow models, as TF Serving does for the anchor. The registry is in dialects.ts.
+ */
+import type { InferRequest, InferResponse, TensorSpec } from '../tensor.js';
+
+/** A signature tensor: the V2 view, plus TensorFlow's dtype and graph tensor name when known. */
+export interface SignatureTensor extends TensorSpec {
+  readonly tfDtype?: string;
+  readonly tensorName?: string;
+}
+
+/** A named signature (TensorFlow SignatureDef); the first of a model's list is its default. */
+export interface SignatureDef {
+  readonly name: string;
+  readonly inputs: readonly SignatureTensor[];
+  readonly outputs: readonly SignatureTensor[];
+}
+
+/** What a dialect may know about the model it decodes for. */
+export interface V1Model {
+  readonly name: string;
+  readonly version: string | undefined;
+  readonly platform: string;
+  readonly inputs: readonly TensorSpec[];
+  readonly outputs: readonly TensorSpec[];
+  /** Present for models with named signatures (TensorFlow); the default first. */
+  readonly signatures: readonly SignatureDef[] | undefined;
+}
+
+export interface V1Decoded {
+  readonly request: InferRequest;
+  /** Dialect-specific state that shapes the response (e.g. row or columnar). */
+  readonly format?: string;
+}
+
+export interface V1Dialect {
+  readonly name: string;
+  decode(doc: unknown, model: V1Model): V1Decoded;
+  /** The response body (JSON text). */
+  encode(response: InferResponse, decoded: V1Decoded): string;
+  /** `GET /v1/models/{name}/metadata`, where the dialect has it. */
+  metadata?(model: V1Model): unknown;
+}
+
+function isSignatureDef(v: unknown): v is SignatureDef {
+  const s = v as SignatureDef;
+  return typeof v === 'object' && v !== null && typeof s.name === 'string' && Array.isArray(s.inputs) && Array.isArray(s.outputs);
+}
+
+/** The `signatures` a model instance exposes, if it has named signatures (TensorFlow). */
+export function signaturesOf(instance: unknown): readonly SignatureDef[] | undefined {
+  const sigs = (instance as { signatures?: unknown } | null)?.signatures;
+  return Array.isArray(sigs) && sigs.length > 0 && sigs.every(isSignatureDef) ? (sigs as SignatureDef[]) : undefined;
+}
