@@ -91,6 +91,8 @@ export const tensorflowBackend: Backend = {
         );
       }
       tfPath = 'native';
+      // libtensorflow's C++ info logs go straight to stderr; keep warnings and errors only.
+      process.env['TF_CPP_MIN_LOG_LEVEL'] ??= '1';
       why = `SavedModel, served by libtensorflow through ${TFJS_NODE} (${native.binding})`;
     } else {
       tfPath = 'portable';

@@ -6,9 +6,11 @@
 import { DEFAULT_SIGNATURE, type Engine, type Tf, type TfTensor, defaultFirst } from './tf-engine.js';
 import type { WireSignature, WireSpec, WorkerSettings } from './tf-messages.js';
 
+/** tfjs-node's signature entry: `shape` holds protobuf TensorShape.Dim messages. */
 interface SignatureDefEntry {
   dtype: string;
-  tensorShape: number[];
+  tfDtype?: string;
+  shape?: Array<number | { getSize(): number | string }>;
   name: string;
 }
 interface MetaGraph {
@@ -37,8 +39,11 @@ export async function importTfjsNode(): Promise<TfjsNode> {
 function specs(entries: Record<string, SignatureDefEntry>): WireSpec[] {
   return Object.entries(entries).map(([alias, e]) => ({
     name: alias,
-    dtype: e.dtype,
-    shape: (e.tensorShape ?? []).map((d) => (d >= 0 ? d : -1)),
+    dtype: e.tfDtype ?? e.dtype,
+    shape: (e.shape ?? []).map((d) => {
+      const n = Number(typeof d === 'object' ? d.getSize() : d);
+      return n >= 0 ? n : -1;
+    }),
     tensor: e.name,
   }));
 }

@@ -250,3 +250,44 @@ describe.skipIf(native.available)('without the native binding', () => {
     expect((await get(`${s.url}/v2/models/tfjs/ready`)).status).toBe(200);
   });
 });
+
+describe.skipIf(!native.available)('native and portable paths agree', () => {
+  let s: TestServer;
+  let repo: ReturnType<typeof tfRepository>;
+  beforeAll(async () => {
+    repo = tfRepository({ saved: 'two_signatures', tfjs: 'two_signatures_tfjs' });
+    s = await startServer(['--model_repository', repo.dir]);
+  });
+  afterAll(async () => {
+    await s?.close();
+    repo?.cleanup();
+  });
+
+  it('a SavedModel and the same network exported as TF.js give the same outputs, per signature', async () => {
+    const x = Array.from({ length: 32 }, (_, i) => Array.from({ length: 4 }, (_, j) => Math.fround(Math.sin(i * 4 + j) * 3)));
+    for (const signature_name of ['serving_default', 'logits']) {
+      const [a, b] = await Promise.all(
+        ['saved', 'tfjs'].map(async (m) => json(await post(`${s.url}/v1/models/${m}:predict`, { signature_name, instances: x })) as { predictions: number[][] }),
+      );
+      expect(a?.predictions).toHaveLength(32);
+      expectClose(a?.predictions, (b?.predictions ?? []) as number[][]);
+    }
+  });
+
+  it('the load log names the path that serves each model and why', async () => {
+    const { Writable } = await import('node:stream');
+    const { pino } = await import('pino');
+    const { tensorflowBackend } = await import('./tf-backend.js');
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
+    const options = { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, logger };
+    for (const dir of [`${repo.dir}/saved/1`, `${repo.dir}/tfjs`]) {
+      const file = (await tensorflowBackend.detect(dir)) as string;
+      const m = await tensorflowBackend.load({ modelName: 'm', version: undefined, dir, file, config: undefined }, options);
+      await m.unload();
+    }
+    const msgs = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(msgs.some((m) => /loaded on the native path: SavedModel, served by libtensorflow through @tensorflow\/tfjs-node/.test(m))).toBe(true);
+    expect(msgs.some((m) => /loaded on the portable path: TF\.js graph model, served by @tensorflow\/tfjs on its wasm backend/.test(m))).toBe(true);
+  });
+});
