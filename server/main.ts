@@ -48,14 +48,22 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     process.once('SIGINT', onSignal);
   });
 
-  await server.repository.loadStartupModels();
+  const noModel = async (detail: string): Promise<number> => {
+    logger.fatal({ detail }, 'NoModelReady: no model could be loaded');
+    process.stderr.write(`kserve-ts serve: no model is ready (${detail})\n`);
+    await server.close();
+    return 1;
+  };
+  try {
+    await server.repository.loadStartupModels();
+  } catch (e) {
+    // The model folder itself is unreadable (missing, not a folder, no permission).
+    return noModel(`cannot read ${config.modelRepository ?? config.modelDir}: ${(e as Error).message}`);
+  }
   const names = server.repository.names();
   if ((config.modelDir !== undefined || config.modelRepository !== undefined) && server.repository.readyCount() === 0) {
     const causes = names.map((n) => `${n}: ${server.repository.state(n)?.reason ?? 'not found'}`);
-    logger.fatal({ models: causes }, 'NoModelReady: no model could be loaded');
-    process.stderr.write(`kserve-ts serve: no model is ready${causes.length ? ` (${causes.join('; ')})` : ' (no model folders found)'}\n`);
-    await server.close();
-    return 1;
+    return noModel(causes.length > 0 ? causes.join('; ') : `no model folders in ${config.modelRepository ?? config.modelDir}`);
   }
   logger.info({ models: names, ready: server.dataplane.ready() }, 'server started');
   await stopped;

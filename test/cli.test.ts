@@ -61,6 +61,17 @@ describe('kserve-ts CLI', () => {
     expect(p.output()).toContain('no model file');
   });
 
+  it.each([
+    [['--model_repository', '/nonexistent/models'], 'cannot read /nonexistent/models'],
+    [['--model_repository', 'EMPTY'], 'no model folders in'],
+  ])('exits 1 when the repository %j has nothing to serve', async (flags, message) => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'kserve-ts-empty-'));
+    cleanups.push(() => rmSync(empty, { recursive: true, force: true }));
+    const p = runCli(['serve', ...flags.map((f) => (f === 'EMPTY' ? empty : f)), '--enable_grpc', 'false', ...LOOPBACK]);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain(message);
+  });
+
   it('drains an in-flight inference on SIGTERM before exiting 0', async () => {
     const repo = makeRepository({ slow: 'slow_matmul' });
     cleanups.push(repo.cleanup);
