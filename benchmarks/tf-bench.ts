@@ -1,0 +1,93 @@
+/**
+ * TensorFlow benchmark (issue 5): throughput and latency of the dense classifier
+ * (x FP32 [1,4] -> probabilities [1,3]) through each available path of the tensorflow
+ * backend: native (SavedModel on libtensorflow via tfjs-node, when scripts/build-tfjs-node.sh
+ * has run) and portable (TF.js graph model on WASM). Each path is measured over V2 JSON and
+ * over V1 (TF Serving row format), closed loop, against a server in a child process.
+ *
+ *   node --import tsx benchmarks/tf-bench.ts [--seconds 5] [--connections 8]
+ *
+ * Prints a Markdown table; it does not edit benchmarks/RESULTS.md.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nativeStatus } from '../server/backends/tensorflow/tf-backend.js';
+import { type LoadResult, runLoad } from './load.js';
+import { machineLine } from './machine.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const FIXTURES = path.join(ROOT, 'test/fixtures/tf');
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+}
+const SECONDS = arg('seconds', 5);
+const CONNECTIONS = arg('connections', 8);
+
+async function startServer(repo: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bin/kserve-ts.ts', 'serve', '--model_repository', repo, '--http_host', '127.0.0.1', '--http_port', '0', '--enable_grpc', 'false', '--intra_op_threads', '1'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let buf = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(buf);
+      if (m) {
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.resume();
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  for (;;) {
+    const r = await fetch(`http://127.0.0.1:${port}/v2/health/ready`).catch(() => undefined);
+    if (r?.status === 200) return { child, port };
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+async function main(): Promise<void> {
+  const native = nativeStatus();
+  const models: Array<{ name: string; fixture: string; label: string }> = [
+    { name: 'portable', fixture: 'dense_classifier_tfjs', label: 'portable (TF.js graph model, WASM)' },
+  ];
+  if (native.available) models.unshift({ name: 'native', fixture: 'dense_classifier', label: 'native (SavedModel, libtensorflow via tfjs-node)' });
+  else console.error(`native path not measured: ${native.reason}`);
+
+  const repo = mkdtempSync(path.join(tmpdir(), 'kserve-ts-tf-bench-'));
+  for (const m of models) cpSync(path.join(FIXTURES, m.fixture), path.join(repo, m.name), { recursive: true });
+  const server = await startServer(repo);
+  const base = `http://127.0.0.1:${server.port}`;
+  const x = [0.5, -1.25, 2, 0.75];
+  const common = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, seconds: SECONDS };
+  const results: Array<LoadResult & { path: string }> = [];
+  try {
+    for (const m of models) {
+      // Warm up (first requests compile kernels), then measure.
+      await runLoad({ name: 'warm-up', url: `${base}/v1/models/${m.name}:predict`, body: JSON.stringify({ instances: [x] }), ...common, seconds: 1 });
+      const v2 = JSON.stringify({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 4], data: x }] });
+      results.push({ path: m.label, ...(await runLoad({ name: 'V2 JSON infer', url: `${base}/v2/models/${m.name}/infer`, body: v2, ...common })) });
+      const v1 = JSON.stringify({ instances: [x] });
+      results.push({ path: m.label, ...(await runLoad({ name: 'V1 predict (TF Serving row)', url: `${base}/v1/models/${m.name}:predict`, body: v1, ...common })) });
+    }
+  } finally {
+    server.child.kill('SIGTERM');
+    rmSync(repo, { recursive: true, force: true });
+  }
+  console.log(`\n${machineLine()}; ${SECONDS}s per row, ${CONNECTIONS} connections, batch 1\n`);
+  console.log('| path | request | req/s | p50 ms | p99 ms | errors |');
+  console.log('|---|---|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(`| ${r.path} | ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} |`);
+  }
+}
+
+await main();
