@@ -27,6 +27,7 @@ const KINDS = {
   InvalidInput: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT },
   ModelNotFound: { http: 404, grpc: GrpcCode.NOT_FOUND },
   RouteNotFound: { http: 404, grpc: GrpcCode.UNIMPLEMENTED },
+  MethodNotAllowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED },
   PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
   ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
@@ -64,6 +65,8 @@ export const errors = {
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   routeNotFound: (method: string, path: string) =>
     new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
+  methodNotAllowed: (method: string, path: string, allow: string) =>
+    new KServeError('MethodNotAllowed', `Method ${method} is not allowed for ${path}; allowed: ${allow}`),
   payloadTooLarge: (limitBytes: number) =>
     new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
   responseTooLarge: (bytes: number, limitBytes: number, setting: string) =>

@@ -106,6 +106,8 @@ export class DataPlane {
     decode: () => D,
     encode: (response: InferResponse, decoded: D) => T,
   ): Promise<T> {
+    // An unknown or unready model answers 404/503 whatever the body holds, as the anchor does.
+    this.repository.peek(name);
     const start = performance.now();
     const decoded = decode();
     const decodeSeconds = since(start);

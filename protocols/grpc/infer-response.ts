@@ -19,12 +19,15 @@ export function encodeGrpcInferResponse(response: InferResponse, rawInputs: bool
     return info;
   });
   const raw = rawInputs || infos.some((i) => i.grpcField === undefined);
+  const rawBytes = raw ? response.outputs.map((o) => encodeRawTensor(o.data)) : [];
   const outputs = response.outputs.map((o, i): InferOutputTensorMessage => {
+    // Raw outputs state their size in `binary_data_size`, as the anchor's server does.
+    const parameters = raw ? { ...o.parameters, binary_data_size: (rawBytes[i] as Uint8Array).byteLength } : o.parameters;
     const out: InferOutputTensorMessage = {
       name: o.name,
       datatype: o.datatype,
       shape: [...o.shape],
-      parameters: encodeGrpcParameters(o.parameters),
+      parameters: encodeGrpcParameters(parameters),
     };
     if (!raw) out.contents = encodeContents(infos[i] as DatatypeInfo, o.data);
     return out;
@@ -35,11 +38,6 @@ export function encodeGrpcInferResponse(response: InferResponse, rawInputs: bool
     id: response.id ?? '',
     parameters: encodeGrpcParameters(response.parameters),
     outputs,
-    raw_output_contents: raw
-      ? response.outputs.map((o) => {
-          const bytes = encodeRawTensor(o.data);
-          return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        })
-      : [],
+    raw_output_contents: rawBytes.map((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
   };
 }

@@ -55,9 +55,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
     fp64_contents: 7,
     bytes_contents: 8,
   },
-  RepositoryModelLoadRequest: { model_name: 1 },
+  RepositoryModelLoadRequest: { model_name: 1, triton_model_name: 2 },
   RepositoryModelLoadResponse: { model_name: 1, isLoaded: 2 },
-  RepositoryModelUnloadRequest: { model_name: 1 },
+  RepositoryModelUnloadRequest: { model_name: 1, triton_model_name: 2 },
   RepositoryModelUnloadResponse: { model_name: 1, isUnloaded: 2 },
 };
 

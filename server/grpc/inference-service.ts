@@ -22,6 +22,8 @@ interface ModelRef {
 }
 interface RepositoryRef {
   model_name?: string;
+  /** Field 2: where Triton's clients put the model name. */
+  triton_model_name?: string;
 }
 
 const versionOf = (v: string | undefined): string | undefined => (v ? v : undefined);
@@ -95,12 +97,12 @@ export function inferenceService(
     }),
     ModelInfer: unary('ModelInfer', modelInfer),
     RepositoryModelLoad: unary('RepositoryModelLoad', async (r: RepositoryRef) => {
-      const name = requireModelName(r.model_name);
+      const name = requireModelName(r.triton_model_name || r.model_name);
       await dataplane.load(name);
       return { model_name: name, isLoaded: true };
     }),
     RepositoryModelUnload: unary('RepositoryModelUnload', async (r: RepositoryRef) => {
-      const name = requireModelName(r.model_name);
+      const name = requireModelName(r.triton_model_name || r.model_name);
       await dataplane.unload(name);
       return { model_name: name, isUnloaded: true };
     }),

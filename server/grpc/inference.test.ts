@@ -138,6 +138,8 @@ describe('ModelInfer datatypes', () => {
     expect(res.outputs.map((o) => [o.name, o.datatype, o.shape, o.contents])).toEqual([['OUTPUT0', d.datatype, ['2', '3'], null]]);
     expect(res.raw_output_contents).toHaveLength(1);
     expect(Buffer.from(res.raw_output_contents[0] as Uint8Array).equals(d.raw)).toBe(true);
+    // Raw outputs carry their size, as the anchor's server sets it.
+    expect(res.outputs[0]?.parameters).toMatchObject({ binary_data_size: { int64_param: String(d.raw.byteLength) } });
   });
 
   it('decodes BYTES raw length prefixes, including empty elements', async () => {

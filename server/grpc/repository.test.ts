@@ -103,6 +103,13 @@ describe('repository RPCs', () => {
     expect((await inferGood()).outputs[0]?.contents?.fp32_contents).toEqual([1, 2]);
   });
 
+  it("accepts Triton's request layout (model name in field 2)", async () => {
+    expect(await c.call('RepositoryModelUnload', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isUnloaded: true });
+    expect((await grpcError(c.call('ModelReady', { name: 'good' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect(await c.call('RepositoryModelLoad', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isLoaded: true });
+    expect(await c.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
+  });
+
   it('RepositoryModelLoad reloads a loaded model and keeps serving it', async () => {
     expect(await c.call('RepositoryModelLoad', { model_name: 'spare' })).toEqual({ model_name: 'spare', isLoaded: true });
     expect(await c.call('ModelReady', { name: 'spare' })).toEqual({ ready: true });

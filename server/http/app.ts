@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { registerBodyParsers } from './body-parsers.js';
 import type { HttpContext } from './context.js';
 import { registerErrorHandlers } from './errors.js';
+import { collectRoutes } from './method-not-allowed.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
@@ -50,10 +51,12 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  const routes = collectRoutes(app);
   await app.register(opsRoutes(opts));
   await app.register(v1Routes(opts));
   await app.register(v2Routes(opts));
   await app.register(repositoryRoutes(opts));
+  routes.register(app);
   await app.ready();
   return app;
 }
