@@ -8,6 +8,7 @@
  */
 import { datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
+import { floatsFromHalf, halfFromFloats } from '../half-float.js';
 import { decodeJsonData, encodeJsonNested } from '../json-data.js';
 import type { InferRequest, InferResponse, Tensor, TensorSpec } from '../tensor.js';
 
@@ -26,10 +27,20 @@ function nestedShape(v: unknown): number[] {
   return shape;
 }
 
+const isHalf = (d: string): d is 'FP16' | 'BF16' => d === 'FP16' || d === 'BF16';
+
 function tensorFrom(spec: TensorSpec, shape: number[], data: unknown): Tensor {
-  const info = datatypeInfo(spec.datatype);
+  // V1 has no binary form, so half-precision inputs travel as JSON numbers.
+  const half = isHalf(spec.datatype) ? spec.datatype : undefined;
+  const info = datatypeInfo(half === undefined ? spec.datatype : 'FP32');
   if (info === undefined) throw errors.internal(`model input '${spec.name}' has no datatype`);
-  return { name: spec.name, datatype: spec.datatype, shape, data: decodeJsonData(spec.name, info, shape, data) };
+  const decoded = decodeJsonData(spec.name, info, shape, data);
+  return {
+    name: spec.name,
+    datatype: spec.datatype,
+    shape,
+    data: half === undefined ? decoded : halfFromFloats(half, decoded as Float32Array),
+  };
 }
 
 function stacked(spec: TensorSpec, rows: readonly unknown[]): Tensor {
@@ -78,5 +89,9 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): In
 export function encodeV1Response(response: InferResponse): string {
   const first = response.outputs[0];
   if (first === undefined) return '{"predictions":[]}';
+  if (isHalf(first.datatype)) {
+    const floats = floatsFromHalf(first.datatype, first.data as Uint16Array);
+    return `{"predictions":${encodeJsonNested(first.name, 'FP32', first.shape, floats)}}`;
+  }
   return `{"predictions":${encodeJsonNested(first.name, first.datatype, first.shape, first.data)}}`;
 }

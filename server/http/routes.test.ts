@@ -197,13 +197,21 @@ describe('REST routes on a ready server', () => {
 
   it.each([
     ['GET', '/nope'],
-    ['GET', '/v2/models/add_sub/infer'],
-    ['POST', '/v2/models'],
-    ['DELETE', '/v2/models/add_sub'],
+    ['POST', '/v2/nope/deeper'],
   ])('%s %s is 404 {"error":...}', async (method, path) => {
     const res = await fetch(`${t.url}${path}`, { method });
     const bytes = Buffer.from(await res.arrayBuffer());
     expectError({ status: res.status, headers: res.headers, bytes, text: bytes.toString() }, 404, /not found/i);
+  });
+
+  it.each([
+    ['GET', '/v2/models/add_sub/infer'],
+    ['POST', '/v2/models'],
+    ['DELETE', '/v2/models/add_sub'],
+  ])('%s %s (a known path, another method) is 405 {"error":...}', async (method, path) => {
+    const res = await fetch(`${t.url}${path}`, { method });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expectError({ status: res.status, headers: res.headers, bytes, text: bytes.toString() }, 405, /is not allowed/);
   });
 });
 
