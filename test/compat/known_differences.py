@@ -132,12 +132,12 @@ KNOWN = [
        "compatibility.md: nested data.",
        documented=True),
 
-    # ---- not in docs/compatibility.md: open ----
+    # ---- also listed in docs/compatibility.md ----
     _k("metadata-platform",
        ["model/*/metadata"], {"body"},
        'platform ""', 'platform "onnxruntime_onnx"',
        "KServe's DataPlane hard-codes an empty platform; kserve-ts reports Triton's platform name.",
-       documented=False,
+       documented=True,
        suggestion="list as intentional (Triton clients read it; the OIP says platform is the "
                   "framework/backend name)"),
     _k("client-data-errors-are-400",
@@ -154,20 +154,11 @@ KNOWN = [
        "InferenceError for non-UTF-8 BYTES",
        "400 naming the input and the problem",
        "These are client errors; compatibility.md lists only the element-count case.",
-       documented=False,
+       documented=True,
        suggestion="list as intentional: widen the compatibility.md row 'element count vs shape' "
                   "to every malformed tensor (values out of range or of the wrong JSON type, "
                   "ragged V1 instances, bad header length, truncated or misaligned binary data, "
                   "non-UTF-8 BYTES)"),
-    _k("v1-fp16-json",
-       ["v1/identity_fp16/predict"], {"status", "body"},
-       '200 {"predictions": [[0.5, ...]]} (model code converts JSON numbers with numpy)',
-       "400 'sending FP16 data via JSON is not supported'",
-       "The FP16-over-JSON refusal is a V2 rule of the anchor (V2 has the binary extension); "
-       "V1 has no binary path, so kserve-ts cannot serve FP16-input models over V1 at all.",
-       documented=False,
-       suggestion="fix kserve-ts: accept JSON numbers for FP16 inputs in V1 (round to nearest "
-                  "half) and return FP16 predictions as numbers"),
     _k("non-json-content-type",
        ["invalid/v2/json-as-text-plain", "invalid/v2/json-without-content-type"], {"status", "body"},
        "400 'received byte inputs, but the'inference-header-content-length' header is missing.' "
@@ -176,7 +167,7 @@ KNOWN = [
        "Clients that send JSON without a JSON content-type still work: curl's default "
        "(form-urlencoded), and tritonclient.http, whose JSON-only requests (every input "
        "binary_data=False) the anchor refuses with this 400 (test_tritonclient_http.py).",
-       documented=False,
+       documented=True,
        suggestion="list as intentional (more lenient; it makes tritonclient.http's JSON mode "
                   "work; no client relies on the 400)"),
     _k("unclaimed-binary-bytes",
@@ -184,51 +175,10 @@ KNOWN = [
        "200: bytes after the last binary_data_size are ignored",
        "400 'request has 4 bytes of binary data not claimed by any input's binary_data_size'",
        "A framing error is reported instead of guessed around.",
-       documented=False,
+       documented=True,
        suggestion="list as intentional"),
-    _k("model-resolved-after-body",
-       ["invalid/v2/unknown-model-fp16-json-data", "invalid/binary/unknown-model-missing-header-length"],
-       {"status"},
-       "404 (or 503 for a model that is not ready): the model is looked up before the body "
-       "is decoded (only FastAPI's schema validation comes first)",
-       "400: the body is decoded and checked first, so a request error hides the unknown or "
-       "not-ready model",
-       "Order of checks in the V2 infer handler.",
-       documented=False,
-       suggestion="fix kserve-ts: resolve the model (404/503) before decoding the body, keeping "
-                  "only the plain JSON/schema errors first (where the anchor answers 422)"),
-    _k("method-not-allowed",
-       ["invalid/route/infer-with-get"], {"status", "body"},
-       '405 {"detail": "Method Not Allowed"}',
-       '404 {"error": "Route GET:/v2/models/m/infer not found"}',
-       "kserve-ts answers a known path with the wrong method like an unknown route.",
-       documented=False,
-       suggestion="fix kserve-ts: 405 with an Allow header and {\"error\": ...} (HTTP semantics; "
-                  "the anchor's status code)"),
 
     # ---- seen by client tests only ----
-    _k("triton-grpc-repository-fields",
-       [], set(),
-       "the same mismatch (KServe's proto), and its own INTERNAL error besides",
-       "INVALID_ARGUMENT 'model_name' must not be empty",
-       "KServe's RepositoryModelLoad/UnloadRequest carries model_name in field 1; Triton's "
-       "carries repository_name = 1, model_name = 2, parameters = 3. tritonclient.grpc's "
-       "load_model/unload_model therefore reach kserve-ts with an empty field 1.",
-       documented=False,
-       suggestion="fix kserve-ts: also read the model name from field 2 when field 1 is empty "
-                  "(and accept Triton's parameters map in field 3), so Triton's gRPC client "
-                  "works as the README promises",
-       tests=["test_tritonclient_grpc.py::test_repository_unload_and_load"]),
-    _k("grpc-raw-output-binary-data-size",
-       [], set(),
-       "each raw output carries parameters {binary_data_size: int64_param <bytes>} "
-       "(asserted by the anchor's test_grpc_server.py)",
-       "raw outputs carry no parameters",
-       "The anchor builds gRPC raw outputs through the same code as REST binary outputs.",
-       documented=False,
-       suggestion="fix kserve-ts (cheap, byte-for-byte with the anchor, ignored by Triton "
-                  "clients), or list it in compatibility.md",
-       tests=["test_port_grpc_server.py::test_grpc_raw_outputs_carry_binary_data_size"]),
     _k("grpc-repository-rpcs",
        [], set(),
        "RepositoryModelLoad/Unload do their work, then answer INTERNAL 'Internal server "

@@ -90,7 +90,6 @@ def test_grpc_raw_inputs(target, stub, datatype, field, values, dtype):
     assert np.array_equal(decoded, np.array(values, dtype=dtype).reshape(2, 4))
 
 
-@known_differences.xfail("grpc-raw-output-binary-data-size", raises=AssertionError)
 def test_grpc_raw_outputs_carry_binary_data_size(ours):
     # The anchor's expected responses give each raw output parameters.binary_data_size.
     channel = grpc.insecure_channel(ours.grpc_target)

@@ -129,7 +129,6 @@ def test_bad_shape_raises(client):
     assert e.value.status() == "StatusCode.INVALID_ARGUMENT"
 
 
-@known_differences.xfail("triton-grpc-repository-fields", raises=InferenceServerException)
 def test_repository_unload_and_load(ours):
     model = "scale2_fp32"
     with grpcclient.InferenceServerClient(url=ours.grpc_target) as client:
