@@ -48,7 +48,20 @@ function specs(entries: Record<string, SignatureDefEntry>): WireSpec[] {
   }));
 }
 
-export async function loadNative(settings: WorkerSettings): Promise<Engine> {
+/** Input dtypes tfjs-node can feed a SavedModel: TF.js's own, plus its int64 and uint8 conversions. */
+const FEEDABLE = new Set(['DT_FLOAT', 'DT_INT32', 'DT_BOOL', 'DT_STRING', 'DT_INT64', 'DT_UINT8']);
+
+/** tfjs-node warns on every INT64 output; this worker returns INT64 exactly, so drop that line. */
+function quietInt64Warning(): void {
+  const warn = console.warn.bind(console);
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('INT64 output tensor will be stored')) return;
+    warn(...args);
+  };
+}
+
+export async function loadNative(settings: WorkerSettings, warnings: string[]): Promise<Engine> {
+  quietInt64Warning();
   const tf = await importTfjsNode();
   const dir = settings.modelPath;
   const metaGraphs = await tf.node.getMetaGraphsFromSavedModel(dir);
@@ -65,6 +78,13 @@ export async function loadNative(settings: WorkerSettings): Promise<Engine> {
       .map(([name, def]) => ({ name, inputs: specs(def.inputs), outputs: specs(def.outputs) })),
   );
   if (signatures.length === 0) throw new Error(`the SavedModel in ${dir} has no signatures`);
+  for (const sig of signatures) {
+    for (const i of sig.inputs) {
+      if (!FEEDABLE.has(i.dtype)) {
+        warnings.push(`signature '${sig.name}' input '${i.name}' is ${i.dtype}, which tfjs-node cannot feed; requests to it will fail`);
+      }
+    }
+  }
   const models = new Map<string, SavedModel>();
   const modelFor = async (sig: WireSignature): Promise<SavedModel> => {
     let m = models.get(sig.name);

@@ -17,7 +17,7 @@ function post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
 }
 
 async function load(warnings: string[]): Promise<Engine> {
-  if (settings.path === 'native') return (await import('./tf-native.js')).loadNative(settings);
+  if (settings.path === 'native') return (await import('./tf-native.js')).loadNative(settings, warnings);
   return (await import('./tf-portable.js')).loadPortable(settings, warnings);
 }
 
