@@ -7,7 +7,8 @@
  *
  * `--write` replaces the REST section of benchmarks/RESULTS.md with this run's table.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,9 +27,17 @@ function arg(name: string, dflt: number): number {
 const SECONDS = arg('seconds', 10);
 const CONNECTIONS = arg('connections', 32);
 
+/**
+ * On a machine with taskset and at least two CPUs, servers run on CPU 1 and this process
+ * (the load generator) on CPU 0, so every server measured gets the same single core and the
+ * generator does not steal it.
+ */
+const PINNED = cpus().length >= 2 && spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
+
 /** Starts a child process and resolves with the port from its first stdout line that has one. */
 function startChild(cmd: string[], portOf: (line: string) => number | undefined): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, cmd, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [file, args] = PINNED ? ['taskset', ['-c', '1', process.execPath, ...cmd]] : [process.execPath, cmd];
+  const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -149,7 +158,7 @@ async function main(): Promise<void> {
   rmSync(repo, { recursive: true, force: true });
 
   const out = [
-    `Run ${new Date().toISOString()} on ${machineLine()}; ${CONNECTIONS} connections, ${SECONDS} s per workload; load generator (autocannon) on the same machine.`,
+    `Run ${new Date().toISOString()} on ${machineLine()}; ${CONNECTIONS} connections, ${SECONDS} s per workload; load generator (autocannon) on the same machine${PINNED ? ', pinned to CPU 0, every server pinned to CPU 1' : ''}.`,
     '',
     table(results, helloResult.rps),
   ].join('\n');
