@@ -1,6 +1,7 @@
 /**
- * Messages between the main thread and an ONNX session worker. Tensor storage travels as
- * typed arrays whose buffers are transferred, never serialised element by element.
+ * What an ONNX session worker and the main thread exchange inside the shared envelope
+ * (server/worker-messages.ts). Tensor storage travels as typed arrays whose buffers are
+ * transferred, never serialised element by element.
  */
 import type { NumericArray } from '../../../protocols/datatypes.js';
 
@@ -27,30 +28,15 @@ export interface SessionSettings {
   readonly interOpThreads: number;
 }
 
-export interface RunJob {
-  readonly id: number;
+/** One inference: feeds in, the named outputs back (as WireTensor[]) in `fetches` order. */
+export interface OnnxJob {
   readonly feeds: WireTensor[];
   readonly fetches: readonly string[];
 }
 
-export type JobResult =
-  | { readonly id: number; readonly outputs: WireTensor[] }
-  | { readonly id: number; readonly error: string };
-
-/**
- * Jobs that arrive in the same event-loop turn travel in one message, and results come back
- * in batches: one thread hand-off per batch instead of two per request. Jobs still run one
- * at a time, in order.
- */
-export type ToWorker = { readonly op: 'run'; readonly jobs: RunJob[] } | { readonly op: 'close' };
-
-export type FromWorker =
-  | {
-      readonly op: 'loaded';
-      readonly inputs: WireValueInfo[];
-      readonly outputs: WireValueInfo[];
-      readonly executionProviders: readonly string[];
-      readonly warnings: string[];
-    }
-  | { readonly op: 'load-failed'; readonly message: string }
-  | { readonly op: 'results'; readonly results: JobResult[] };
+/** What a worker reports once its session is ready. */
+export interface OnnxLoaded {
+  readonly inputs: WireValueInfo[];
+  readonly outputs: WireValueInfo[];
+  readonly executionProviders: readonly string[];
+}

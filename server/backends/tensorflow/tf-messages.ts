@@ -1,6 +1,7 @@
 /**
- * Messages between the main thread and a TensorFlow worker. Numeric storage travels as typed
- * arrays whose buffers are transferred; BYTES as arrays of Uint8Array (copied once).
+ * What a TensorFlow worker and the main thread exchange inside the shared envelope
+ * (server/worker-messages.ts). Numeric storage travels as typed arrays whose buffers are
+ * transferred; BYTES as arrays of Uint8Array (copied once).
  */
 import type { Datatype, TensorData } from '../../../protocols/datatypes.js';
 
@@ -43,8 +44,8 @@ export interface WireTensor {
   readonly data: TensorData;
 }
 
-export interface RunJob {
-  readonly id: number;
+/** One inference of one signature; the result is a WireTensor per fetch, in order. */
+export interface TfJob {
   readonly signature: string;
   readonly feeds: WireTensor[];
   /** Signature output aliases, in the order the results must come back. */
@@ -53,19 +54,9 @@ export interface RunJob {
   readonly fetchTypes: readonly Datatype[];
 }
 
-export type JobResult =
-  | { readonly id: number; readonly outputs: WireTensor[] }
-  | { readonly id: number; readonly error: string };
-
-export type ToWorker = { readonly op: 'run'; readonly jobs: RunJob[] } | { readonly op: 'close' };
-
-export type FromWorker =
-  | {
-      readonly op: 'loaded';
-      readonly signatures: WireSignature[];
-      /** The TF.js backend that runs the model: 'tensorflow' (native), 'wasm' or 'cpu'. */
-      readonly backend: string;
-      readonly warnings: string[];
-    }
-  | { readonly op: 'load-failed'; readonly message: string }
-  | { readonly op: 'results'; readonly results: JobResult[] };
+/** What a worker reports once its model is loaded. */
+export interface TfLoaded {
+  readonly signatures: WireSignature[];
+  /** The TF.js backend that runs the model: 'tensorflow' (native), 'wasm' or 'cpu'. */
+  readonly backend: string;
+}

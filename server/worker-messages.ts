@@ -1,0 +1,23 @@
+/**
+ * The envelope between the main thread and a model worker (server/worker-session.ts on the
+ * main side, server/worker-loop.ts in the worker). Backends choose only the payloads: what
+ * a loaded worker reports (`L`), what one job carries (`J`) and what it returns (`R`).
+ *
+ * Jobs that arrive in the same event-loop turn travel in one message, and results come back
+ * in batches: one thread hand-off per batch instead of two per request. Jobs still run one
+ * at a time, in order.
+ */
+
+export interface RunJob<J> {
+  readonly id: number;
+  readonly job: J;
+}
+
+export type JobResult<R> = { readonly id: number; readonly result: R } | { readonly id: number; readonly error: string };
+
+export type ToWorker<J> = { readonly op: 'run'; readonly jobs: Array<RunJob<J>> } | { readonly op: 'close' };
+
+export type FromWorker<L, R> =
+  | { readonly op: 'loaded'; readonly loaded: L; readonly warnings: string[] }
+  | { readonly op: 'load-failed'; readonly message: string }
+  | { readonly op: 'results'; readonly results: Array<JobResult<R>> };

@@ -1,0 +1,33 @@
+/** A model worker for worker-session.test.ts: jobs double numbers, fail, or end the thread. */
+import { workerData } from 'node:worker_threads';
+import { serveJobs, transferOutput } from './worker-loop.js';
+
+export type TestJob =
+  | { readonly op: 'double'; readonly data: Float32Array }
+  | { readonly op: 'fail'; readonly message: string }
+  | { readonly op: 'exit'; readonly code: number };
+
+export interface TestLoaded {
+  readonly hello: string;
+}
+
+const settings = workerData as { readonly failLoad?: string };
+
+void serveJobs<TestLoaded, TestJob, Float32Array>(async (warnings) => {
+  if (settings.failLoad !== undefined) throw new Error(settings.failLoad);
+  warnings.push('a load warning');
+  return {
+    loaded: { hello: 'world' },
+    runner: {
+      async run(job, transfer) {
+        if (job.op === 'fail') throw new Error(job.message);
+        if (job.op === 'exit') process.exit(job.code);
+        // A view on a larger buffer, as runtimes hand out: copied before it is transferred.
+        const heap = new Float32Array(job.data.length + 2);
+        heap.set(job.data.map((v) => v * 2), 1);
+        return transferOutput(heap.subarray(1, 1 + job.data.length), transfer);
+      },
+      close() {},
+    },
+  };
+});
