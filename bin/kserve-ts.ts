@@ -9,6 +9,7 @@ const USAGE = `Usage: kserve-ts <command> [flags]
 
 Commands:
   serve                 serve models over V1/V2 REST and V2 gRPC (kserve-ts serve --help)
+  storage-initializer   download models: <src_uri> <dest_path> [...] (kserve-ts storage-initializer --help)
 
 Flags given without a command run 'serve'.`;
 
@@ -19,6 +20,10 @@ async function main(argv: string[]): Promise<number> {
     return first === undefined ? 2 : 0;
   }
   if (first === 'serve') return serve(rest, process.env);
+  if (first === 'storage-initializer') {
+    const { storageInitializer } = await import('../storage-initializer/cli.js');
+    return storageInitializer(rest, process.env);
+  }
   if (first.startsWith('--')) return serve(argv, process.env);
   process.stderr.write(`kserve-ts: unknown command '${first}'\n${USAGE}\n`);
   return 2;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the real storage servers the storage-initializer tests run on loopback, cached
+# under ${XDG_CACHE_HOME:-~/.cache}/kserve-ts/ and keyed by version:
+#   - moto (S3) from PyPI in a virtualenv
+#   - fake-gcs-server (GCS emulator) built with `go install` from the Go module proxy
+# Prints one JSON line {"moto": "<moto_server path>", "fakeGcs": "<binary path or null>"}.
+# fake-gcs-server is optional: without a Go toolchain the GCS tests are skipped, and the
+# script says so on stderr.
+set -euo pipefail
+
+MOTO_VERSION=5.2.5
+FAKE_GCS_VERSION=v1.56.1
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
+mkdir -p "$cache"
+py="${PYTHON:-python3}"
+pyver="$("$py" -c 'import sys;print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+
+venv="$cache/moto-venv-py$pyver-moto$MOTO_VERSION"
+# venvs are not relocatable: build in place, mark completion with a stamp file
+if [ ! -f "$venv/.complete" ]; then
+  echo "storage-test-servers: creating $venv" >&2
+  rm -rf "$venv"
+  (cd "$cache" && "$py" -m venv "$venv")
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION" >&2
+  touch "$venv/.complete"
+fi
+
+gcsdir="$cache/fake-gcs-server-$FAKE_GCS_VERSION"
+fakegcs=null
+if [ -x "$gcsdir/fake-gcs-server" ]; then
+  fakegcs="\"$gcsdir/fake-gcs-server\""
+elif command -v go >/dev/null 2>&1; then
+  echo "storage-test-servers: building fake-gcs-server $FAKE_GCS_VERSION (go install, a few minutes the first time)" >&2
+  rm -rf "$gcsdir.tmp"
+  mkdir -p "$gcsdir.tmp"
+  GOBIN="$gcsdir.tmp" CGO_ENABLED=0 go install "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION" >&2
+  rm -rf "$gcsdir"
+  mv "$gcsdir.tmp" "$gcsdir"
+  fakegcs="\"$gcsdir/fake-gcs-server\""
+else
+  echo "storage-test-servers: no Go toolchain, GCS tests will be skipped" >&2
+fi
+
+echo "{\"moto\": \"$venv/bin/moto_server\", \"fakeGcs\": $fakegcs}"

@@ -1,0 +1,72 @@
+/**
+ * `storage-initializer <src_uri> <dest_path> [<src_uri> <dest_path> ...]` — the init
+ * container that puts models into /mnt/models. Pairs run one after another (as the
+ * anchor); each is atomic. Exit 0 when every pair is in place, 1 with one error line
+ * otherwise.
+ */
+import { mkdir } from 'node:fs/promises';
+import { loadConfig } from './config.js';
+import { StorageError } from './errors.js';
+import { download } from './download.js';
+import { redact } from './redact.js';
+import { ProviderSet, registerProvider } from './registry.js';
+import type { Log } from './progress.js';
+
+registerProvider('s3', async (c) => new (await import('./providers/s3.js')).S3Provider(c));
+registerProvider('gs', async (c) => new (await import('./providers/gcs.js')).GcsProvider(c));
+registerProvider('http', async (c) => new (await import('./providers/http.js')).HttpProvider(c));
+registerProvider('https', async (c) => new (await import('./providers/http.js')).HttpProvider(c));
+registerProvider('file', async () => new (await import('./providers/file.js')).FileProvider());
+registerProvider('pvc', async () => (await import('./providers/pvc.js')).pvcProvider());
+
+export const USAGE = `Usage: storage-initializer <src_uri> <dest_path> [<src_uri> <dest_path> ...]
+
+Downloads each source into its destination folder (created if missing), atomically.
+Sources: s3://bucket/path, gs://bucket/path, http(s)://host/file[.zip|.tar|.tar.gz|.tgz],
+file:///path or a local path. Configuration is read from the environment (see README.md,
+"Storage initializer").`;
+
+const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);
+
+export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv, log: Log = stderrLog): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (argv.length < 2 || argv.length % 2 !== 0) {
+    process.stderr.write(`storage-initializer: expected <src_uri> <dest_path> pairs, got ${argv.length} argument${argv.length === 1 ? '' : 's'}\n${USAGE}\n`);
+    return 1;
+  }
+  let current = '';
+  let providers: ProviderSet | undefined;
+  try {
+    const config = loadConfig(env);
+    providers = new ProviderSet(config);
+    const started = performance.now();
+    let bytes = 0;
+    let files = 0;
+    for (let i = 0; i < argv.length; i += 2) {
+      const uri = argv[i]!;
+      const dest = argv[i + 1]!;
+      current = redact(uri);
+      await mkdir(dest, { recursive: true });
+      const provider = await providers.for(uri);
+      const s = await download(uri, dest, provider, { config, log: (l) => log(l.replaceAll(uri, current)) });
+      bytes += s.bytes;
+      files += s.files;
+    }
+    if (argv.length > 2) log(`all ${argv.length / 2} sources downloaded: ${bytes} bytes, ${files} files in ${((performance.now() - started) / 1000).toFixed(2)}s`);
+    return 0;
+  } catch (err) {
+    if (err instanceof StorageError) {
+      if (err.uri !== undefined) err.uri = redact(err.uri);
+      else err.uri = current;
+      log(`error: ${err.line().replaceAll(/[\r\n]+/g, ' ')}`);
+    } else {
+      log(`error: ${current || '(setup)'}: ${(err instanceof Error ? err.message : String(err)).replaceAll(/[\r\n]+/g, ' ')}`);
+    }
+    return 1;
+  } finally {
+    providers?.close();
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The download engine: one URI into one destination folder.
+ *
+ * Safety: everything is written into a hidden temporary folder inside the destination (so
+ * the final rename stays on one filesystem), verified (sizes; MD5 or CRC32C where the store
+ * gives them), unpacked if it is a single archive, and only then renamed into place. A run
+ * that dies leaves only the hidden folder, which the next run removes first.
+ *
+ * Speed: every object, and every `partSize` range of large objects, is one task on a single
+ * pool of `concurrency` requests; bodies stream straight to their file offset, so memory
+ * does not depend on object size. Each request has a connect timeout, an idle-read timeout
+ * and up to `maxAttempts` tries with exponential backoff and jitter.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { archiveKind, extractArchive, memberPath } from './archive.js';
+import { fileCrc32c, fileMd5 } from './checksum.js';
+import type { Config } from './config.js';
+import { StorageError, networkError } from './errors.js';
+import { makeFilter } from './patterns.js';
+import { Progress, human, type Log } from './progress.js';
+import type { ByteRange, Listing, RemoteObject, StorageProvider } from './provider.js';
+
+export const TMP_PREFIX = '.storage-initializer-';
+
+export interface Summary {
+  bytes: number;
+  files: number;
+  seconds: number;
+}
+
+interface ObjectState {
+  obj: RemoteObject;
+  file: string;
+  partsLeft: number;
+  inlineMd5: string | undefined;
+  skipChecksum: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function backoffMs(config: Config, attempt: number): number {
+  const cap = Math.min(8000, config.retryBaseMs * 2 ** (attempt - 1));
+  return cap / 2 + Math.random() * (cap / 2);
+}
+
+/** Runs `fn` with bounded retries on retryable StorageErrors. */
+export async function withRetries<T>(config: Config, log: Log, what: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = err instanceof StorageError ? err : networkError(err, what);
+      if (signal.aborted || !e.retryable || attempt >= config.maxAttempts) throw e;
+      const wait = backoffMs(config, attempt);
+      log(`retrying ${what} in ${(wait / 1000).toFixed(2)}s (attempt ${attempt + 1} of ${config.maxAttempts}): ${e.message}`);
+      await sleep(wait);
+    }
+  }
+}
+
+/** Counts bytes, feeds the optional hash and aborts a body that stalls for `idleMs`. */
+class Meter extends Transform {
+  written = 0;
+  private timer: NodeJS.Timeout;
+
+  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly hash: Hash | undefined, what: string) {
+    super();
+    this.timer = setTimeout(() => this.stall(what), idleMs);
+  }
+
+  private stall(what: string): void {
+    this.destroy(new StorageError('unreachable', `${what}: no data for ${(this.idleMs / 1000).toFixed(1)}s`, { retryable: true }));
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.timer.refresh();
+    this.written += chunk.length;
+    this.progress.bytes += chunk.length;
+    this.hash?.update(chunk);
+    cb(null, chunk);
+  }
+
+  override _flush(cb: TransformCallback): void {
+    clearTimeout(this.timer);
+    cb();
+  }
+
+  override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
+    clearTimeout(this.timer);
+    cb(err);
+  }
+}
+
+/**
+ * A small promise pool: at most `n` tasks run at once. The first failure aborts `controller`
+ * (in-flight requests see the signal) and is rethrown once every worker has stopped, so
+ * nothing still writes when the caller cleans up.
+ */
+async function pool(n: number, tasks: Array<() => Promise<void>>, controller: AbortController): Promise<void> {
+  let next = 0;
+  let first: { err: unknown } | undefined;
+  const worker = async () => {
+    while (next < tasks.length && !first) {
+      const t = tasks[next++]!;
+      try {
+        await t();
+      } catch (err) {
+        first ??= { err };
+        controller.abort(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, tasks.length) }, worker));
+  if (first) throw first.err;
+}
+
+async function removeStale(dest: string): Promise<void> {
+  for (const name of await readdir(dest)) {
+    if (name.startsWith(TMP_PREFIX)) await rm(path.join(dest, name), { recursive: true, force: true });
+  }
+}
+
+export interface DownloadContext {
+  config: Config;
+  log: Log;
+}
+
+export async function download(uri: string, dest: string, provider: StorageProvider, ctx: DownloadContext): Promise<Summary> {
+  const { config, log } = ctx;
+  await mkdir(dest, { recursive: true });
+  await removeStale(dest);
+  const tmp = path.join(dest, `${TMP_PREFIX}${process.pid}-${Date.now().toString(36)}`);
+  await mkdir(tmp);
+  const controller = new AbortController();
+  const signal = controller.signal;
+  try {
+    const listing: Listing = await withRetries(config, log, `listing ${uri}`, signal, () => provider.list(uri));
+    const keep = makeFilter(config.allowPatterns, config.ignorePatterns);
+    const objects = listing.single ? listing.objects : listing.objects.filter((o) => keep(o.key));
+    if (objects.length === 0) {
+      throw new StorageError('not_found', `${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
+    }
+    const states: ObjectState[] = [];
+    const tasks: Array<() => Promise<void>> = [];
+    let total: number | undefined = 0;
+    for (const obj of objects) {
+      let file: string;
+      try {
+        file = memberPath(tmp, obj.key);
+      } catch {
+        throw new StorageError('invalid', `object key '${obj.key}' would be written outside the destination`);
+      }
+      await mkdir(path.dirname(file), { recursive: true });
+      const fh = await open(file, 'w');
+      if (obj.size) await fh.truncate(obj.size);
+      await fh.close();
+      total = obj.size === undefined || total === undefined ? undefined : total + obj.size;
+      const ranges: Array<ByteRange | undefined> = [];
+      if (obj.size !== undefined && provider.ranged && obj.size > config.partSize) {
+        for (let start = 0; start < obj.size; start += config.partSize) ranges.push({ start, end: Math.min(obj.size, start + config.partSize) - 1 });
+      } else if (obj.size !== 0) ranges.push(undefined);
+      const st: ObjectState = { obj, file, partsLeft: ranges.length, inlineMd5: undefined, skipChecksum: false };
+      states.push(st);
+      for (const range of ranges) tasks.push(() => fetchPart(st, range));
+    }
+    const progress = new Progress(log, uri, total, objects.length, config.progressIntervalMs);
+    progress.filesDone = states.filter((s) => s.partsLeft === 0).length;
+    log(`downloading ${uri} to ${dest}: ${objects.length} file${objects.length === 1 ? '' : 's'}${total !== undefined ? `, ${human(total)}` : ''}`);
+
+    async function fetchPart(st: ObjectState, range: ByteRange | undefined): Promise<void> {
+      const what = `${uri === st.obj.key ? uri : `${uri} (${st.obj.key}${range ? ` bytes ${range.start}-${range.end}` : ''})`}`;
+      const expected = range ? range.end - range.start + 1 : st.obj.size;
+      await withRetries(config, log, what, signal, async () => {
+        let meter: Meter | undefined;
+        try {
+          const opened = await provider.read(st.obj, range, signal);
+          const hash = !range && st.obj.md5 && !opened.skipChecksum ? createHash('md5') : undefined;
+          if (opened.skipChecksum) st.skipChecksum = true;
+          meter = new Meter(config.readTimeoutMs, progress, hash, what);
+          const out = createWriteStream(st.file, { flags: st.obj.size === undefined ? 'w' : 'r+', start: range?.start ?? 0 });
+          await pipeline(opened.body, meter, out, { signal });
+          const want = expected ?? opened.length;
+          if (want !== undefined && meter.written !== want) {
+            throw new StorageError('unreachable', `${what}: connection closed after ${meter.written} of ${want} bytes`, { retryable: true });
+          }
+          if (hash) st.inlineMd5 = hash.digest('hex');
+        } catch (err) {
+          if (meter) progress.bytes -= meter.written;
+          if (signal.aborted && !(err instanceof StorageError)) throw new StorageError('unreachable', `${what}: cancelled`);
+          throw err instanceof StorageError ? err : networkError(err, what);
+        }
+      });
+      if (--st.partsLeft === 0) {
+        await verify(st);
+        progress.filesDone++;
+      }
+    }
+
+    try {
+      await pool(config.concurrency, tasks, controller);
+    } finally {
+      progress.stop();
+    }
+
+    if (objects.length === 1) {
+      const only = states[0]!;
+      const kind = archiveKind(only.obj.key);
+      if (kind) {
+        const archive = `${tmp}.archive`;
+        await rename(only.file, archive);
+        log(`unpacking ${only.obj.key}`);
+        try {
+          await extractArchive(archive, tmp, kind);
+        } finally {
+          await rm(archive, { force: true });
+        }
+      }
+    }
+
+    for (const name of await readdir(tmp)) {
+      const target = path.join(dest, name);
+      await rm(target, { recursive: true, force: true });
+      await rename(path.join(tmp, name), target);
+    }
+    const seconds = progress.seconds();
+    const summary = { bytes: progress.bytes, files: objects.length, seconds };
+    log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s)`);
+    return summary;
+  } catch (err) {
+    if (err instanceof StorageError) err.uri ??= uri;
+    throw err;
+  } finally {
+    controller.abort();
+    await rm(tmp, { recursive: true, force: true });
+    await rm(`${tmp}.archive`, { force: true });
+  }
+
+  async function verify(st: ObjectState): Promise<void> {
+    const { obj, file } = st;
+    if (obj.size !== undefined) {
+      const size = (await stat(file)).size;
+      if (size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
+    }
+    if (st.skipChecksum) return;
+    if (obj.md5) {
+      const got = st.inlineMd5 ?? (await fileMd5(file));
+      if (got !== obj.md5) throw new StorageError('checksum_mismatch', `${obj.key}: MD5 ${got} does not match the store's ${obj.md5}`);
+    } else if (obj.crc32c) {
+      const got = await fileCrc32c(file);
+      if (got !== obj.crc32c) throw new StorageError('checksum_mismatch', `${obj.key}: CRC32C ${got} does not match the store's ${obj.crc32c}`);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The storage provider contract. A provider knows one URI scheme; the download engine
+ * (download.ts) does everything else: filtering, parallelism, ranged parts, retries,
+ * verification, the temporary folder and the final rename.
+ *
+ * Contract:
+ * - `list` resolves a URI to the files it names. It may be called again after a retryable
+ *   error. A URI naming one object gives `single: true` and that object keyed by its
+ *   basename; a prefix gives every object under it, keyed by the path relative to it
+ *   (always '/'-separated; the engine rejects keys that would escape the destination).
+ *   Nothing found → StorageError('not_found').
+ * - `read` opens one object, or one inclusive byte range of it, as a stream. It must not
+ *   buffer the whole object. Errors are StorageErrors; transient ones are `retryable`.
+ *   `read` is called concurrently for different ranges and objects.
+ * - Providers never log and never put credentials into error messages.
+ */
+import type { Readable } from 'node:stream';
+
+export interface RemoteObject {
+  /** Destination path relative to the destination folder, '/'-separated. */
+  key: string;
+  /** Size in bytes, or undefined when the store only tells it on read (plain HTTP). */
+  size: number | undefined;
+  /** Hex MD5 of the content when the store gives one that is trustworthy. */
+  md5?: string | undefined;
+  /** Base64 big-endian CRC32C (GCS). */
+  crc32c?: string | undefined;
+  /** Provider-private locator (bucket/key, path, URL...). */
+  ref: unknown;
+}
+
+export interface Listing {
+  single: boolean;
+  objects: RemoteObject[];
+}
+
+export interface ByteRange {
+  /** First byte, inclusive. */
+  start: number;
+  /** Last byte, inclusive. */
+  end: number;
+}
+
+export interface OpenedObject {
+  body: Readable;
+  /** Set when the response says the stored checksum no longer describes the bytes (e.g. SSE-KMS ETags). */
+  skipChecksum?: boolean;
+  /** Content length announced by the server, if any. */
+  length?: number | undefined;
+}
+
+export interface StorageProvider {
+  readonly scheme: string;
+  /** True when `read` honours byte ranges (large objects are then split into parts). */
+  readonly ranged: boolean;
+  list(uri: string): Promise<Listing>;
+  read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject>;
+  close?(): void;
+}

@@ -1,0 +1,51 @@
+/**
+ * Providers registered by URI scheme (`s3`, `gs`, `http`, `https`, `file`, `pvc`), looked
+ * up once per URI. A string without a scheme is a local path (`file`).
+ */
+import type { Config } from './config.js';
+import { StorageError } from './errors.js';
+import type { StorageProvider } from './provider.js';
+
+/** Factories load their SDK lazily, so a run pays only for the schemes it uses. */
+export type ProviderFactory = (config: Config) => Promise<StorageProvider>;
+
+const factories = new Map<string, ProviderFactory>();
+
+export function registerProvider(scheme: string, factory: ProviderFactory): void {
+  factories.set(scheme.toLowerCase(), factory);
+}
+
+export function schemeOf(uri: string): string {
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(uri);
+  return m ? m[1]!.toLowerCase() : 'file';
+}
+
+/** One provider instance per scheme and run, so connection pools are shared across URIs. */
+export class ProviderSet {
+  private readonly made = new Map<string, StorageProvider>();
+  constructor(private readonly config: Config) {}
+
+  async for(uri: string): Promise<StorageProvider> {
+    const scheme = schemeOf(uri);
+    const existing = this.made.get(scheme);
+    if (existing) return existing;
+    const factory = factories.get(scheme);
+    if (!factory) {
+      throw new StorageError('unsupported_scheme', `'${scheme}://' is not supported (supported: ${[...factories.keys()].filter((s) => s !== 'pvc').sort().map((s) => `${s}://`).join(', ')} and local paths)`, { uri });
+    }
+    let p: StorageProvider;
+    try {
+      p = await factory(this.config);
+    } catch (err) {
+      if (err instanceof StorageError) err.uri ??= uri;
+      throw err;
+    }
+    this.made.set(scheme, p);
+    return p;
+  }
+
+  close(): void {
+    for (const p of this.made.values()) p.close?.();
+    this.made.clear();
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * Real servers for the storage-initializer tests, all on 127.0.0.1 and started here:
+ * moto (S3) and fake-gcs-server (GCS) installed by scripts/storage-test-servers.sh, a TCP
+ * proxy that injects faults (resets, cuts, corruption, throttling, TLS termination), a
+ * self-signed CA made with openssl, and hand-made archives (including malicious ones).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { crc32 } from 'node:zlib';
+import { ROOT } from '../helpers/server.js';
+
+export const SI_CLI = path.join(ROOT, 'dist/bin/storage-initializer.js');
+
+export interface Servers {
+  moto: string;
+  fakeGcs: string | null;
+}
+
+/** Installs (first time) or finds the cached servers. */
+export function installServers(): Servers {
+  const out = execFileSync('bash', [path.join(ROOT, 'scripts/storage-test-servers.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').pop()!) as Servers;
+}
+
+export function tempDir(prefix = 'si-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${log()}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`server at ${url} not ready within ${timeoutMs} ms: ${log()}`);
+}
+
+export interface Running {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function spawnServer(cmd: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  return { child, log: () => out };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+  await done;
+  clearTimeout(t);
+}
+
+/** moto's S3 on loopback; `auth` makes it check credentials from the first request on. */
+export async function startMoto(bin: string, opts: { auth?: boolean } = {}): Promise<Running> {
+  const port = await freePort();
+  const { child, log } = spawnServer(bin, ['-H', '127.0.0.1', '-p', String(port)], opts.auth ? { INITIAL_NO_AUTH_ACTION_COUNT: '0' } : {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/moto-api/`, 30_000, child, log);
+  return { url, port, stop: () => stopChild(child) };
+}
+
+/** fake-gcs-server serving the buckets found as folders under `dataDir`. */
+export async function startFakeGcs(bin: string, dataDir: string): Promise<Running> {
+  const port = await freePort();
+  const { child, log } = spawnServer(bin, ['-scheme', 'http', '-host', '127.0.0.1', '-port', String(port), '-backend', 'memory', '-data', dataDir, '-public-host', `127.0.0.1:${port}`, '-log-level', 'error'], {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/storage/v1/b`, 30_000, child, log);
+  return { url, port, stop: () => stopChild(child) };
+}
+
+export interface Pki {
+  dir: string;
+  ca: string;
+  key: string;
+  cert: string;
+}
+
+/** A throwaway CA and a server certificate for 127.0.0.1/localhost, made with openssl. */
+export function makePki(): Pki {
+  const dir = tempDir('si-pki-');
+  const o = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  o(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=kserve-ts test CA']);
+  o(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
+  writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  o(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.crt', '-days', '2', '-extfile', 'ext.cnf']);
+  return { dir, ca: path.join(dir, 'ca.crt'), key: readFileSync(path.join(dir, 'srv.key'), 'utf8'), cert: readFileSync(path.join(dir, 'srv.crt'), 'utf8') };
+}
+
+export interface ProxyOptions {
+  /** Terminate TLS with this key/cert and forward plain TCP. */
+  tls?: { key: string; cert: string };
+  /** Reset the first N client connections as soon as they send a request. */
+  resetFirst?: number;
+  /** Cut the first N upstream responses after this many bytes. */
+  cutFirst?: { count: number; afterBytes: number };
+  /** Replace these bytes in responses (same length: lengths stay valid). */
+  corrupt?: { from: string; to: string };
+  /** Limit each response stream to about this many bytes per second. */
+  bytesPerSecond?: number;
+}
+
+export interface Proxy extends Running {
+  connections: number;
+  /** The first chunk (request line and headers) of every request seen. */
+  requests: string[];
+}
+
+export async function startProxy(targetPort: number, opts: ProxyOptions = {}): Promise<Proxy> {
+  const sockets = new Set<net.Socket>();
+  let cuts = 0;
+  const state = { connections: 0, requests: [] as string[] };
+  const handle = (client: net.Socket) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => {});
+    const n = ++state.connections;
+    if (opts.resetFirst && n <= opts.resetFirst) {
+      client.once('data', () => client.resetAndDestroy());
+      return;
+    }
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    sockets.add(upstream);
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      client.destroy();
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    client.on('data', (d: Buffer) => {
+      state.requests.push(d.toString('latin1'));
+      upstream.write(d);
+    });
+    let sent = 0;
+    const cut = opts.cutFirst && cuts < opts.cutFirst.count ? (cuts++, opts.cutFirst.afterBytes) : undefined;
+    upstream.on('data', (d: Buffer) => {
+      let chunk = d;
+      if (opts.corrupt) chunk = Buffer.from(chunk.toString('latin1').replaceAll(opts.corrupt.from, opts.corrupt.to), 'latin1');
+      if (cut !== undefined && sent + chunk.length > cut) {
+        client.write(chunk.subarray(0, Math.max(0, cut - sent)));
+        client.resetAndDestroy();
+        upstream.destroy();
+        return;
+      }
+      sent += chunk.length;
+      const ok = client.write(chunk);
+      if (opts.bytesPerSecond) {
+        upstream.pause();
+        setTimeout(() => upstream.resume(), (1000 * chunk.length) / opts.bytesPerSecond);
+      } else if (!ok) {
+        upstream.pause();
+        client.once('drain', () => upstream.resume());
+      }
+    });
+  };
+  const server = opts.tls ? tls.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handle) : net.createServer(handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return Object.assign(state, {
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  });
+}
+
+export interface RunResult {
+  code: number | null;
+  out: string;
+}
+
+/** Runs the built storage-initializer with exactly `env` (plus PATH/HOME). */
+export function runSi(args: string[], env: Record<string, string> = {}, opts: { onOutput?: (out: string, child: ChildProcess) => void } = {}): Promise<RunResult> {
+  const child = spawn(process.execPath, [SI_CLI, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', STORAGE_RETRY_BASE_MS: '20', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const on = (d: Buffer) => {
+    out += d.toString();
+    opts.onOutput?.(out, child);
+  };
+  child.stdout.on('data', on);
+  child.stderr.on('data', on);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
+
+/** Every file under `dir`, relative, '/'-separated, sorted (hidden entries included). */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+export function exists(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function cleanup(...dirs: string[]): void {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+// --- archives -------------------------------------------------------------------------
+
+export interface TarMember {
+  name: string;
+  type?: '0' | '1' | '2' | '3' | '5';
+  link?: string;
+  content?: string | Buffer;
+  mode?: number;
+}
+
+/** A ustar archive written byte by byte, so malicious names are possible. */
+export function makeTar(members: TarMember[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const m of members) {
+    const body = m.content === undefined ? Buffer.alloc(0) : Buffer.from(m.content);
+    const h = Buffer.alloc(512);
+    const put = (s: string, off: number, len: number) => h.write(s, off, len, 'utf8');
+    const oct = (n: number, off: number, len: number) => put(`${n.toString(8).padStart(len - 1, '0')}\0`, off, len);
+    put(m.name, 0, 100);
+    oct(m.mode ?? 0o644, 100, 8);
+    oct(0, 108, 8);
+    oct(0, 116, 8);
+    oct(body.length, 124, 12);
+    oct(0, 136, 12);
+    put('        ', 148, 8);
+    put(m.type ?? '0', 156, 1);
+    put(m.link ?? '', 157, 100);
+    put('ustar\u000000', 257, 8);
+    let sum = 0;
+    for (const b of h) sum += b;
+    put(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8);
+    blocks.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}
+
+export interface ZipMember {
+  name: string;
+  content?: string | Buffer;
+  /** Unix mode incl. type bits (0o120777 for a symlink whose content is the target). */
+  mode?: number;
+}
+
+/** A stored (uncompressed) zip, written byte by byte. */
+export function makeZip(members: ZipMember[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const m of members) {
+    const name = Buffer.from(m.name, 'utf8');
+    const body = m.content === undefined ? Buffer.alloc(0) : Buffer.from(m.content);
+    const crc = crc32(body);
+    const lh = Buffer.alloc(30);
+    lh.writeUInt32LE(0x04034b50, 0);
+    lh.writeUInt16LE(20, 4);
+    lh.writeUInt16LE(0x800, 6);
+    lh.writeUInt16LE(0, 8);
+    lh.writeUInt32LE(crc, 14);
+    lh.writeUInt32LE(body.length, 18);
+    lh.writeUInt32LE(body.length, 22);
+    lh.writeUInt16LE(name.length, 26);
+    const ch = Buffer.alloc(46);
+    ch.writeUInt32LE(0x02014b50, 0);
+    ch.writeUInt16LE((3 << 8) | 20, 4);
+    ch.writeUInt16LE(20, 6);
+    ch.writeUInt16LE(0x800, 8);
+    ch.writeUInt32LE(crc, 16);
+    ch.writeUInt32LE(body.length, 20);
+    ch.writeUInt32LE(body.length, 24);
+    ch.writeUInt16LE(name.length, 28);
+    ch.writeUInt32LE(((m.mode ?? 0o100644) << 16) >>> 0, 38);
+    ch.writeUInt32LE(offset, 42);
+    locals.push(lh, name, body);
+    centrals.push(ch, name);
+    offset += 30 + name.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
