@@ -51,6 +51,25 @@ export interface TensorSpec {
   readonly shape: readonly number[];
 }
 
+/**
+ * A signature tensor: the V2 view, plus the runtime's own dtype and graph tensor name where
+ * it has them (TensorFlow's DT_* and e.g. "serving_default_x:0").
+ */
+export interface SignatureTensor extends TensorSpec {
+  readonly tfDtype?: string;
+  readonly tensorName?: string;
+}
+
+/**
+ * A named signature (TensorFlow's SignatureDef): one set of inputs and outputs a model can
+ * be run with. A model's list puts its default first.
+ */
+export interface SignatureDef {
+  readonly name: string;
+  readonly inputs: readonly SignatureTensor[];
+  readonly outputs: readonly SignatureTensor[];
+}
+
 export interface ModelMetadata {
   readonly name: string;
   readonly versions: readonly string[];

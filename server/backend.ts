@@ -5,14 +5,16 @@
  *   (a rejected promise whose message names the cause); a failed load leaves nothing behind.
  * - infer: executes one request. Implementations must not block the caller's event loop
  *   (run native work on another thread) and may be called concurrently; they queue or
- *   parallelise internally. Inputs arrive already validated against `inputs`.
+ *   parallelise internally. Inputs arrive already validated against `inputs` (or, for a
+ *   model with `signatures`, against the inputs of the signature the request selected), and
+ *   `outputNames` name outputs that exist there.
  *
  * Ownership: `infer` may detach (transfer) the ArrayBuffers of input tensors; the caller
  * must not read the inputs after calling it. Returned outputs belong to the caller.
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
 import type { Logger } from 'pino';
-import type { Parameters, Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
 import type { ModelConfig } from './repository/model-config.js';
 
 export interface LoadOptions {
@@ -40,6 +42,14 @@ export interface ModelInstance {
   readonly platform: string;
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
+  /**
+   * Named signatures (TensorFlow SignatureDefs), for models that have them; the default
+   * first, and `inputs`/`outputs` describe it. A request chooses one with the
+   * `signature_name` parameter (protocols/signature.ts); the data plane selects it, validates
+   * the request against it and, when the request names no outputs, asks for all of its
+   * outputs. Models without signatures leave this undefined and ignore the parameter.
+   */
+  readonly signatures?: readonly SignatureDef[];
   /**
    * Runs one inference and returns the outputs named in `outputNames`, in that order.
    * `parameters` are the request's protocol parameters, for backends that take options per

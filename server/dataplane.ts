@@ -4,9 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '../protocols/errors.js';
-import type { InferRequest, InferResponse, ModelMetadata, TensorSpec } from '../protocols/tensor.js';
+import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
+import type { InferRequest, InferResponse, ModelMetadata, Parameters, SignatureDef, TensorSpec } from '../protocols/tensor.js';
+import type { V1Model } from '../protocols/v1/dialect.js';
 import { type Metrics, since } from './metrics.js';
-import type { ModelRepository } from './repository/model-repository.js';
+import type { ModelRepository, ServedVersion } from './repository/model-repository.js';
 import { validateRequest } from './validate-request.js';
 
 export interface ServerInfo {
@@ -15,6 +17,16 @@ export interface ServerInfo {
 }
 
 export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data'] as const;
+
+/**
+ * The inputs and outputs a request runs against: those of the signature its `signature_name`
+ * parameter selects, for models with named signatures; the model's own otherwise.
+ */
+function signatureOf(served: ServedVersion, parameters: Parameters | undefined): Pick<SignatureDef, 'inputs' | 'outputs'> {
+  const signatures = served.instance.signatures;
+  if (signatures === undefined || signatures.length === 0) return served;
+  return selectSignature(signatures, parameters?.[SIGNATURE_PARAMETER]);
+}
 
 export class DataPlane {
   constructor(
@@ -71,6 +83,17 @@ export class DataPlane {
   }
 
   /**
+   * The default version as a V1 dialect sees it, named signatures included; throws like
+   * modelMetadata.
+   */
+  v1Model(name: string): V1Model {
+    const served = this.repository.peek(name);
+    const { platform, inputs, outputs, version } = served;
+    const signatures = served.instance.signatures;
+    return { name, version, platform, inputs, outputs, signatures: signatures?.length ? signatures : undefined };
+  }
+
+  /**
    * Runs one inference. The request's input buffers may be detached by the backend: callers
    * must not read them afterwards. Outputs come back filtered and ordered as requested.
    */
@@ -78,9 +101,10 @@ export class DataPlane {
     const lease = this.repository.acquire(name, version);
     try {
       const served = lease.served;
-      validateRequest(name, request, served.inputs, served.outputs, served.config?.maxBatchSize ?? 0);
+      const sig = signatureOf(served, request.parameters);
+      validateRequest(name, request, sig.inputs, sig.outputs, served.config?.maxBatchSize ?? 0);
       // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
-      const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : served.outputs;
+      const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.outputs;
       const outputNames = requested.map((o) => o.name);
       const start = performance.now();
       const outputs = await served.instance.infer(request.inputs, outputNames, request.parameters);

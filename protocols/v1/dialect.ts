@@ -3,20 +3,9 @@
  * KServe's convention (codec.ts) serves every model by default; TF Serving's (tf-serving.ts)
  * serves TensorFlow models, as TF Serving does for the anchor. The registry is in dialects.ts.
  */
-import type { InferRequest, InferResponse, TensorSpec } from '../tensor.js';
+import type { InferRequest, InferResponse, SignatureDef, TensorSpec } from '../tensor.js';
 
-/** A signature tensor: the V2 view, plus TensorFlow's dtype and graph tensor name when known. */
-export interface SignatureTensor extends TensorSpec {
-  readonly tfDtype?: string;
-  readonly tensorName?: string;
-}
-
-/** A named signature (TensorFlow SignatureDef); the first of a model's list is its default. */
-export interface SignatureDef {
-  readonly name: string;
-  readonly inputs: readonly SignatureTensor[];
-  readonly outputs: readonly SignatureTensor[];
-}
+export type { SignatureDef, SignatureTensor } from '../tensor.js';
 
 /** What a dialect may know about the model it decodes for. */
 export interface V1Model {
@@ -42,15 +31,4 @@ export interface V1Dialect {
   encode(response: InferResponse, decoded: V1Decoded): string;
   /** `GET /v1/models/{name}/metadata`, where the dialect has it. */
   metadata?(model: V1Model): unknown;
-}
-
-function isSignatureDef(v: unknown): v is SignatureDef {
-  const s = v as SignatureDef;
-  return typeof v === 'object' && v !== null && typeof s.name === 'string' && Array.isArray(s.inputs) && Array.isArray(s.outputs);
-}
-
-/** The `signatures` a model instance exposes, if it has named signatures (TensorFlow). */
-export function signaturesOf(instance: unknown): readonly SignatureDef[] | undefined {
-  const sigs = (instance as { signatures?: unknown } | null)?.signatures;
-  return Array.isArray(sigs) && sigs.length > 0 && sigs.every(isSignatureDef) ? (sigs as SignatureDef[]) : undefined;
 }

@@ -15,10 +15,9 @@
 import { type Datatype, type TensorData, datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
 import { decodeJsonData, encodeJsonNested } from '../json-data.js';
-import type { InferResponse, Tensor, TensorSpec } from '../tensor.js';
-import type { SignatureDef, SignatureTensor, V1Decoded, V1Dialect, V1Model } from './dialect.js';
-
-export const SIGNATURE_NAME = 'signature_name';
+import { SIGNATURE_PARAMETER, selectSignature } from '../signature.js';
+import type { InferResponse, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../tensor.js';
+import type { V1Decoded, V1Dialect, V1Model } from './dialect.js';
 
 type Format = 'row' | 'columnar';
 
@@ -76,16 +75,14 @@ function unknownInput(name: string, sig: SignatureDef): never {
   throw errors.invalidInput(`input '${name}' is not in signature '${sig.name}'; its inputs: ${sig.inputs.map((s) => s.name).join(', ')}`);
 }
 
+function signaturesOf(model: V1Model): readonly SignatureDef[] {
+  return model.signatures ?? [{ name: 'serving_default', inputs: model.inputs, outputs: model.outputs }];
+}
+
 function signatureFor(doc: Record<string, unknown>, model: V1Model): { sig: SignatureDef; named: boolean } {
-  const sigs = model.signatures ?? [{ name: 'serving_default', inputs: model.inputs, outputs: model.outputs }];
-  const wanted = doc[SIGNATURE_NAME];
-  if (wanted === undefined || wanted === null || wanted === '') return { sig: sigs[0] as SignatureDef, named: false };
-  if (typeof wanted !== 'string') throw errors.invalidInput(`"${SIGNATURE_NAME}" must be a string`);
-  const sig = sigs.find((s) => s.name === wanted);
-  if (sig === undefined) {
-    throw errors.invalidInput(`Serving signature name: "${wanted}" not found in signature def; signatures: ${sigs.map((s) => s.name).join(', ')}`);
-  }
-  return { sig, named: true };
+  const wanted = doc[SIGNATURE_PARAMETER];
+  const sig = selectSignature(signaturesOf(model), wanted);
+  return { sig, named: !(wanted === undefined || wanted === null || wanted === '') };
 }
 
 function decodeRow(instances: unknown, sig: SignatureDef): Tensor[] {
@@ -233,7 +230,7 @@ export const tfServingDialect: V1Dialect = {
     if (!hasInstances && !hasInputs) throw errors.invalidInput('Missing "instances" or "inputs" key');
     const format: Format = hasInstances ? 'row' : 'columnar';
     const inputs = format === 'row' ? decodeRow(doc['instances'], sig) : decodeColumnar(doc['inputs'], sig);
-    return { request: { inputs, ...(named ? { parameters: { [SIGNATURE_NAME]: sig.name } } : {}) }, format };
+    return { request: { inputs, ...(named ? { parameters: { [SIGNATURE_PARAMETER]: sig.name } } : {}) }, format };
   },
 
   encode(response: InferResponse, decoded: V1Decoded): string {
@@ -241,7 +238,7 @@ export const tfServingDialect: V1Dialect = {
   },
 
   metadata(model: V1Model): unknown {
-    const sigs = model.signatures ?? [{ name: 'serving_default', inputs: model.inputs, outputs: model.outputs }];
+    const sigs = signaturesOf(model);
     return {
       model_spec: { name: model.name, signature_name: '', version: model.version ?? '' },
       metadata: { signature_def: { signature_def: Object.fromEntries(sigs.map((s) => [s.name, signatureDefJson(s)])) } },

@@ -1,6 +1,5 @@
 /** KServe V1 protocol routes. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type V1Model, signaturesOf } from '../../protocols/v1/dialect.js';
 import { v1DialectFor } from '../../protocols/v1/dialects.js';
 import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
@@ -19,18 +18,11 @@ function splitTarget(target: string): { name: string; verb: string } {
 
 export function v1Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
-  /** The served default version as a V1 dialect sees it; throws like dataplane.modelMetadata. */
-  function v1Model(name: string): V1Model {
-    const served = dataplane.repository.peek(name);
-    const { platform, inputs, outputs, version } = served;
-    return { name, version, platform, inputs, outputs, signatures: signaturesOf(served.instance) };
-  }
-
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
     const body = await dataplane.inferStaged(
       name,
       () => {
-        const model = v1Model(name);
+        const model = dataplane.v1Model(name);
         const dialect = v1DialectFor(model.platform);
         return { ...dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model), dialect };
       },
@@ -50,7 +42,7 @@ export function v1Routes(ctx: HttpContext) {
 
     // TF Serving's signature metadata, for the dialects that have it (404 for the others).
     app.get<NameParams>('/v1/models/:name/metadata', async (req) => {
-      const model = v1Model(req.params.name);
+      const model = dataplane.v1Model(req.params.name);
       const dialect = v1DialectFor(model.platform);
       if (dialect.metadata === undefined) throw errors.routeNotFound(req.method, req.url);
       return dialect.metadata(model);

@@ -2,36 +2,33 @@
  * A loaded TensorFlow model version: one worker thread owning one engine (native SavedModel
  * or portable TF.js), driven through server/worker-session.ts as the ONNX backend is.
  *
- * Signatures: `inputs`/`outputs` describe the default signature (`serving_default`). A
- * request picks another with the `signature_name` parameter; its inputs are checked here
- * against that signature, and a request for "every output" means every output of it.
+ * Signatures: `inputs`/`outputs` describe the default signature (`serving_default`) and
+ * `signatures` lists them all, the default first. A request picks one with the
+ * `signature_name` parameter; the data plane validates the request against it, and this
+ * instance runs it.
  */
 import type { Logger } from 'pino';
 import type { Datatype } from '../../../protocols/datatypes.js';
 import { KServeError, errors } from '../../../protocols/errors.js';
-import type { Parameters, Tensor, TensorSpec } from '../../../protocols/tensor.js';
+import { SIGNATURE_PARAMETER, selectSignature } from '../../../protocols/signature.js';
+import type { Parameters, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { ModelInstance } from '../../backend.js';
-import { validateRequest } from '../../validate-request.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { TfJob, TfLoaded, WireSpec, WireTensor, WorkerSettings } from './tf-messages.js';
 import { toTfjsValues, v2FromTf } from './tf-types.js';
 
 /** A signature tensor: the V2 view plus TensorFlow's own dtype and graph tensor name. */
-export interface TfSignatureTensor extends TensorSpec {
+export interface TfSignatureTensor extends SignatureTensor {
   readonly tfDtype: string;
   readonly tensorName: string;
 }
 
 /** One signature def, as TF Serving's metadata reports it. */
-export interface TfSignature {
-  readonly name: string;
+export interface TfSignature extends SignatureDef {
   readonly inputs: readonly TfSignatureTensor[];
   readonly outputs: readonly TfSignatureTensor[];
 }
-
-/** The request parameter that selects a signature (V2 parameter, V1 body field). */
-export const SIGNATURE_PARAMETER = 'signature_name';
 
 function toTensorSpec(s: WireSpec, modelName: string): TfSignatureTensor {
   const datatype = v2FromTf(s.dtype);
@@ -54,10 +51,6 @@ function toWire(inputs: readonly Tensor[]): { feeds: WireTensor[]; transfer: Arr
   return { feeds, transfer: [...transfer] };
 }
 
-function sameNames(a: readonly string[], b: readonly TensorSpec[]): boolean {
-  return a.length === b.length && a.every((n, i) => n === b[i]?.name);
-}
-
 export class TfInstance implements ModelInstance {
   readonly platform: string;
   readonly inputs: readonly TensorSpec[];
@@ -65,9 +58,8 @@ export class TfInstance implements ModelInstance {
   /** Every signature, the default first. */
   readonly signatures: readonly TfSignature[];
   readonly #session: WorkerSession<TfJob, WireTensor[]>;
-  readonly #modelName: string;
 
-  private constructor(session: WorkerSession<TfJob, WireTensor[]>, platform: string, signatures: readonly TfSignature[], modelName: string) {
+  private constructor(session: WorkerSession<TfJob, WireTensor[]>, platform: string, signatures: readonly TfSignature[]) {
     const first = signatures[0] as TfSignature;
     this.platform = platform;
     this.signatures = signatures;
@@ -76,7 +68,6 @@ export class TfInstance implements ModelInstance {
     this.inputs = first.inputs.map(plain);
     this.outputs = first.outputs.map(plain);
     this.#session = session;
-    this.#modelName = modelName;
   }
 
   /** Starts a worker, loads the model there and resolves once it is ready to run. */
@@ -98,46 +89,19 @@ export class TfInstance implements ModelInstance {
         }),
       ),
     }));
-    return { instance: new TfInstance(session, platform, signatures, modelName), backend };
+    return { instance: new TfInstance(session, platform, signatures), backend };
   }
 
-  #signature(parameters: Parameters | undefined): TfSignature {
-    const wanted = parameters?.[SIGNATURE_PARAMETER];
-    if (wanted === undefined || wanted === '') return this.signatures[0] as TfSignature;
-    if (typeof wanted !== 'string') throw errors.invalidInput(`parameter '${SIGNATURE_PARAMETER}' must be a string`);
-    const sig = this.signatures.find((s) => s.name === wanted);
-    if (sig === undefined) {
-      throw errors.invalidInput(
-        `Serving signature name: "${wanted}" not found in signature def; signatures: ${this.signatures.map((s) => s.name).join(', ')}`,
-      );
-    }
-    return sig;
-  }
-
-  /**
-   * Resolves the signature and the outputs to fetch. Validation of the default signature's
-   * inputs happened before the call (the data plane); other signatures are validated here.
-   */
-  plan(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): { sig: TfSignature; fetches: TensorSpec[] } {
-    const sig = this.#signature(parameters);
-    if (sig === this.signatures[0]) {
-      return { sig, fetches: outputNames.map((n) => sig.outputs.find((o) => o.name === n) as TensorSpec) };
-    }
-    validateRequest(this.#modelName, { inputs }, sig.inputs, sig.outputs, 0);
-    const names = sameNames(outputNames, this.outputs) ? sig.outputs.map((o) => o.name) : outputNames;
-    const fetches = names.map((n) => {
+  /** The job for one request: the selected signature, its feeds and the outputs to fetch. */
+  #job(inputs: readonly Tensor[], outputNames: readonly string[], parameters: Parameters | undefined): { job: TfJob; transfer: ArrayBuffer[] } {
+    const sig = selectSignature(this.signatures, parameters?.[SIGNATURE_PARAMETER]);
+    const fetches = outputNames.map((n) => {
       const o = sig.outputs.find((s) => s.name === n);
       if (o === undefined) {
         throw errors.invalidInput(`signature '${sig.name}' has no output '${n}'; outputs: ${sig.outputs.map((s) => s.name).join(', ')}`);
       }
       return o;
     });
-    return { sig, fetches };
-  }
-
-  /** The job for one request: the selected signature, its feeds and the outputs to fetch. */
-  #job(inputs: readonly Tensor[], outputNames: readonly string[], parameters: Parameters | undefined): { job: TfJob; transfer: ArrayBuffer[] } {
-    const { sig, fetches } = this.plan(inputs, outputNames, parameters);
     const { feeds, transfer } = toWire(inputs);
     const job: TfJob = { signature: sig.name, feeds, fetches: fetches.map((f) => f.name), fetchTypes: fetches.map((f): Datatype => f.datatype) };
     return { job, transfer };

@@ -114,6 +114,26 @@ for (const p of PATHS) {
         expectError(await post(`${s.url}/v2/models/two/infer`, body({ signature_name: 'nope' })), 400, /Serving signature name: "nope" not found/);
       });
 
+      it('requested outputs are checked against the selected signature, not the default', async () => {
+        const x = [{ name: 'x', datatype: 'FP32', shape: [2, 4], data: expected.x.flat() }];
+        const r = await post(`${s.url}/v2/models/two/infer`, { inputs: x, parameters: { signature_name: 'logits' }, outputs: [{ name: 'logits' }] });
+        expect(r.status).toBe(200);
+        expect(outputsOf(r).map((o) => o.name)).toEqual(['logits']);
+        expectClose(outputsOf(r)[0]?.data, expected.logits);
+        // 'logits' is no output of the default signature, and 'probabilities' none of 'logits'.
+        expectError(await post(`${s.url}/v2/models/two/infer`, { inputs: x, outputs: [{ name: 'logits' }] }), 400, /Unexpected inference output 'logits'/);
+        expectError(
+          await post(`${s.url}/v2/models/two/infer`, { inputs: x, parameters: { signature_name: 'logits' }, outputs: [{ name: 'probabilities' }] }),
+          400,
+          /Unexpected inference output 'probabilities' for model two; model outputs: logits/,
+        );
+        expectError(
+          await post(`${s.url}/v2/models/two/infer`, { inputs: x, parameters: { signature_name: 'nope' }, outputs: [{ name: 'logits' }] }),
+          400,
+          /Serving signature name: "nope" not found in signature def; signatures: serving_default, logits/,
+        );
+      });
+
       it('wrong input names and shapes are 400s naming the input', async () => {
         expectError(await post(`${s.url}/v2/models/dense/infer`, { inputs: [{ name: 'y', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] }] }), 400, /Unexpected input 'y'/);
         expectError(await post(`${s.url}/v2/models/dense/infer`, { inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 3], data: [1, 2, 3] }] }), 400, /input 'x': shape \[1,3\]/);
@@ -134,6 +154,22 @@ for (const p of PATHS) {
         expectClose(l.outputs[0]?.contents?.fp32_contents, expected.logits);
         const e = await grpcError(c.infer(request({ signature_name: { string_param: 'nope' } })));
         expect(e.code).toBe(grpc.status.INVALID_ARGUMENT);
+      });
+
+      it('requested outputs of a non-default signature', async () => {
+        const request = (signature: string, output: string) => ({
+          model_name: 'two',
+          inputs: [{ name: 'x', datatype: 'FP32', shape: [2, 4], contents: { fp32_contents: expected.x.flat() } }],
+          parameters: { signature_name: { string_param: signature } },
+          outputs: [{ name: output }],
+        });
+        const l = await c.infer(request('logits', 'logits'));
+        expect(l.outputs.map((o) => o.name)).toEqual(['logits']);
+        expectClose(l.outputs[0]?.contents?.fp32_contents, expected.logits);
+        const wrong = await grpcError(c.infer(request('logits', 'probabilities')));
+        expect([wrong.code, wrong.details]).toEqual([grpc.status.INVALID_ARGUMENT, expect.stringMatching(/Unexpected inference output 'probabilities'/)]);
+        const unknown = await grpcError(c.infer(request('nope', 'logits')));
+        expect([unknown.code, unknown.details]).toEqual([grpc.status.INVALID_ARGUMENT, expect.stringMatching(/Serving signature name: "nope" not found/)]);
       });
     });
 
