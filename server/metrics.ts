@@ -36,12 +36,29 @@ export class Metrics {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
+  // Labelled children cached by label values: prom-client otherwise hashes the label
+  // object on every observation, which shows on the per-request hot path.
+  readonly #stageChildren = new Map<string, { observe(v: number): void }>();
+  readonly #requestChildren = new Map<string, { inc(): void }>();
+
   observe(stage: Stage, model: string, seconds: number): void {
-    this.#stages[stage].observe({ model_name: model }, seconds);
+    const key = `${stage}\u0000${model}`;
+    let child = this.#stageChildren.get(key);
+    if (child === undefined) {
+      child = this.#stages[stage].labels({ model_name: model });
+      this.#stageChildren.set(key, child);
+    }
+    child.observe(seconds);
   }
 
   countRequest(model: string, protocol: Protocol, statusCode: number | string): void {
-    this.#requests.inc({ model_name: model, protocol, status_code: String(statusCode) });
+    const key = `${model}\u0000${protocol}\u0000${statusCode}`;
+    let child = this.#requestChildren.get(key);
+    if (child === undefined) {
+      child = this.#requests.labels({ model_name: model, protocol, status_code: String(statusCode) });
+      this.#requestChildren.set(key, child);
+    }
+    child.inc();
   }
 
   contentType(): string {
