@@ -49,6 +49,22 @@ function nextStatuses(stream: grpc.ClientReadableStream<{ status: string }>, cou
   });
 }
 
+/** Statuses up to and including `target`; transitions may pass through NOT_SERVING (loading, unloading). */
+function untilStatus(stream: grpc.ClientReadableStream<{ status: string }>, target: string): Promise<string[]> {
+  const seen: string[] = [];
+  return new Promise((resolve, reject) => {
+    const onData = (m: { status: string }) => {
+      seen.push(m.status);
+      if (m.status === target) {
+        stream.off('data', onData);
+        resolve(seen);
+      }
+    };
+    stream.on('data', onData);
+    stream.once('error', reject);
+  });
+}
+
 describe('a server with a model that failed to load', () => {
   it('is live but not ready; the failed model is not ready, the good one is', async () => {
     expect(await c.call('ServerLive')).toEqual({ live: true });
@@ -130,12 +146,16 @@ describe('health Watch', () => {
     const stream = c.healthWatch('spare');
     try {
       expect(await nextStatuses(stream, 1)).toEqual(['SERVING']);
-      const gone = nextStatuses(stream, 1);
+      const gone = untilStatus(stream, 'SERVICE_UNKNOWN');
       await c.call('RepositoryModelUnload', { model_name: 'spare' });
-      expect(await gone).toEqual(['SERVICE_UNKNOWN']);
-      const back = nextStatuses(stream, 1);
+      const goneSeen = await gone;
+      expect(goneSeen.at(-1)).toBe('SERVICE_UNKNOWN');
+      expect(goneSeen.slice(0, -1).every((st) => st === 'NOT_SERVING')).toBe(true);
+      const back = untilStatus(stream, 'SERVING');
       await c.call('RepositoryModelLoad', { model_name: 'spare' });
-      expect(await back).toEqual(['SERVING']);
+      const backSeen = await back;
+      expect(backSeen.at(-1)).toBe('SERVING');
+      expect(backSeen.slice(0, -1).every((st) => st === 'NOT_SERVING')).toBe(true);
     } finally {
       stream.cancel();
     }
