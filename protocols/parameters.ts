@@ -1,15 +1,12 @@
 /** Validation and JSON encoding of protocol `parameters` maps (flat; scalar values only). */
 import { errors } from './errors.js';
 import type { Parameters } from './tensor.js';
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from './json-values.js';
 
 /** Checks a decoded JSON value is a valid parameters map; `where` names it in errors. */
 export function parseParameters(value: unknown, where: string): Parameters | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isPlainObject(value)) throw errors.invalidInput(`${where}: 'parameters' must be an object`);
+  if (!isObject(value)) throw errors.invalidInput(`${where}: 'parameters' must be an object`);
   for (const [k, v] of Object.entries(value)) {
     const t = typeof v;
     if (t !== 'string' && t !== 'number' && t !== 'boolean') {

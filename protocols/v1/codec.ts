@@ -11,21 +11,7 @@ import { errors } from '../errors.js';
 import { floatsFromHalf, halfFromFloats } from '../half-float.js';
 import { decodeJsonData, encodeJsonNested } from '../json-data.js';
 import type { InferRequest, InferResponse, Tensor, TensorSpec } from '../tensor.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Dimensions of a nested JSON array, read along its first elements. */
-function nestedShape(v: unknown): number[] {
-  const shape: number[] = [];
-  let cur = v;
-  while (Array.isArray(cur)) {
-    shape.push(cur.length);
-    cur = cur[0];
-  }
-  return shape;
-}
+import { isObject, nestedShape } from '../json-values.js';
 
 const isHalf = (d: string): d is 'FP16' | 'BF16' => d === 'FP16' || d === 'BF16';
 

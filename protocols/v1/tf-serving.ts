@@ -18,26 +18,12 @@ import { decodeJsonData, encodeJsonNested } from '../json-data.js';
 import { SIGNATURE_PARAMETER, selectSignature } from '../signature.js';
 import type { InferResponse, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../tensor.js';
 import type { V1Decoded, V1Dialect, V1Model } from './dialect.js';
+import { isObject, nestedShape } from '../json-values.js';
 
 type Format = 'row' | 'columnar';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function isB64(v: unknown): v is { b64: string } {
   return isObject(v) && typeof v['b64'] === 'string' && Object.keys(v).length === 1;
-}
-
-/** Dimensions of a nested JSON array, read along its first elements. */
-function nestedShape(v: unknown): number[] {
-  const shape: number[] = [];
-  let cur = v;
-  while (Array.isArray(cur)) {
-    shape.push(cur.length);
-    cur = cur[0];
-  }
-  return shape;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

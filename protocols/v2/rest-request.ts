@@ -8,12 +8,9 @@ import { decodeJsonData } from '../json-data.js';
 import { parseParameters } from '../parameters.js';
 import { decodeRawTensor } from '../raw-tensor.js';
 import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
+import { isObject } from '../json-values.js';
 
 export const HEADER_LENGTH_HEADER = 'inference-header-content-length';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parses a JSON document, mapping syntax errors to the anchor's 400 message. */
 export function parseJson(text: string): unknown {
