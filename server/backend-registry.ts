@@ -1,6 +1,16 @@
 /** Backends keyed by name (and aliases); model folders are matched to a backend by `detect`. */
+import { readdir } from 'node:fs/promises';
 import { errors } from '../protocols/errors.js';
 import type { Backend } from './backend.js';
+
+/** Names of the plain files in `dir` (none when it cannot be read). */
+export async function listFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
 
 export class BackendRegistry {
   readonly #byName = new Map<string, Backend>();
@@ -26,8 +36,9 @@ export class BackendRegistry {
   /** Finds the backend for a model folder: the configured one, else the first whose `detect` matches. */
   async resolve(dir: string, configured: string | undefined): Promise<{ backend: Backend; file: string }> {
     const candidates = configured === undefined ? this.#ordered : [this.get(configured)];
+    const files = await listFiles(dir);
     for (const backend of candidates) {
-      const file = await backend.detect(dir);
+      const file = await backend.detect(dir, files);
       if (file !== undefined) return { backend, file };
     }
     const names = candidates.map((b) => b.name).join(', ');

@@ -70,7 +70,10 @@ export interface Backend {
   readonly name: string;
   /** Other names that select this backend: Triton `platform`/`backend` values. */
   readonly aliases: readonly string[];
-  /** The model file this backend would load from `dir`, or undefined if none is there. */
-  detect(dir: string): Promise<string | undefined>;
+  /**
+   * The model file this backend would load from `dir`, or undefined if none is there.
+   * `files` are the names of the plain files in `dir`, listed once by the registry.
+   */
+  detect(dir: string, files: readonly string[]): Promise<string | undefined>;
   load(spec: LoadSpec, options: LoadOptions): Promise<ModelInstance>;
 }

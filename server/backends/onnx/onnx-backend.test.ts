@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../../../test/helpers/server.js';
 import type { LoadOptions } from '../../backend.js';
+import { listFiles } from '../../backend-registry.js';
 import { cudaProviderInstalled, onnxBackend } from './onnx-backend.js';
 
 function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<string, unknown>> } {
@@ -35,10 +36,11 @@ describe('onnx backend', () => {
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it('detects model.onnx, a single *.onnx file, and refuses to guess between several', async () => {
-    expect(await onnxBackend.detect(tempDir({ 'model.onnx': fixture('add_sub') }))).toMatch(/model\.onnx$/);
-    expect(await onnxBackend.detect(tempDir({ 'classifier.onnx': fixture('add_sub') }))).toMatch(/classifier\.onnx$/);
-    expect(await onnxBackend.detect(tempDir({}))).toBeUndefined();
-    await expect(onnxBackend.detect(tempDir({ 'a.onnx': fixture('add_sub'), 'b.onnx': fixture('add_sub') }))).rejects.toThrow(
+    const detect = async (dir: string) => onnxBackend.detect(dir, await listFiles(dir));
+    expect(await detect(tempDir({ 'model.onnx': fixture('add_sub') }))).toMatch(/model\.onnx$/);
+    expect(await detect(tempDir({ 'classifier.onnx': fixture('add_sub') }))).toMatch(/classifier\.onnx$/);
+    expect(await detect(tempDir({}))).toBeUndefined();
+    await expect(detect(tempDir({ 'a.onnx': fixture('add_sub'), 'b.onnx': fixture('add_sub') }))).rejects.toThrow(
       /several \.onnx files \(a\.onnx, b\.onnx\)/,
     );
   });

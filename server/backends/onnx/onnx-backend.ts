@@ -1,6 +1,5 @@
 /** The `onnx` backend: onnxruntime-node sessions, each in its own worker thread. */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Backend, LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
@@ -42,13 +41,7 @@ export const onnxBackend: Backend = {
   name: 'onnx',
   aliases: ['onnxruntime', 'onnxruntime_onnx'],
 
-  async detect(dir: string): Promise<string | undefined> {
-    let names: string[];
-    try {
-      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
-    } catch {
-      return undefined;
-    }
+  async detect(dir: string, names: readonly string[]): Promise<string | undefined> {
     if (names.includes('model.onnx')) return path.join(dir, 'model.onnx');
     const onnx = names.filter((n) => n.endsWith('.onnx')).sort();
     if (onnx.length === 1) return path.join(dir, onnx[0] as string);

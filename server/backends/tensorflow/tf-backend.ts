@@ -8,7 +8,7 @@
  * Each model runs in its own worker thread.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Backend, LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
@@ -63,13 +63,7 @@ export const tensorflowBackend: Backend = {
   name: 'tensorflow',
   aliases: ['tensorflow_savedmodel', 'tensorflow_tfjs', 'tfjs'],
 
-  async detect(dir: string): Promise<string | undefined> {
-    let names: string[];
-    try {
-      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
-    } catch {
-      return undefined;
-    }
+  async detect(dir: string, names: readonly string[]): Promise<string | undefined> {
     if (names.includes(SAVED_MODEL_FILE)) return path.join(dir, SAVED_MODEL_FILE);
     if (names.includes(TFJS_MODEL_FILE) && (await isTfjsModel(path.join(dir, TFJS_MODEL_FILE)))) {
       return path.join(dir, TFJS_MODEL_FILE);

@@ -10,6 +10,7 @@ import { bytesOf, bytesTensor, expectError, get, json, post, postBinary, splitBi
 import { type TestServer, makeRepository, startServer } from '../../../test/helpers/server.js';
 import { nativeStatus } from './tf-backend.js';
 import { expected, tfRepository } from './tf-fixtures.test-helper.js';
+import { listFiles } from '../../backend-registry.js';
 
 const native = nativeStatus();
 const PATHS = [
@@ -318,7 +319,7 @@ describe.skipIf(!native.available)('native and portable paths agree', () => {
     const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
     const options = { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, logger };
     for (const dir of [`${repo.dir}/saved/1`, `${repo.dir}/tfjs`]) {
-      const file = (await tensorflowBackend.detect(dir)) as string;
+      const file = (await tensorflowBackend.detect(dir, await listFiles(dir))) as string;
       const m = await tensorflowBackend.load({ modelName: 'm', version: undefined, dir, file, config: undefined }, options);
       await m.unload();
     }
