@@ -229,7 +229,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     }
     const seconds = progress.seconds();
     const summary = { bytes: progress.bytes, files: objects.length, seconds };
-    log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s)`);
+    log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s), peak RSS ${human(process.resourceUsage().maxRSS * 1024)}`);
     return summary;
   } catch (err) {
     if (err instanceof StorageError) err.uri ??= uri;

@@ -3,10 +3,7 @@ export function redact(uri: string): string {
   if (!/^https?:\/\//i.test(uri)) return uri;
   try {
     const u = new URL(uri);
-    u.username = '';
-    u.password = '';
-    if (u.search) u.search = '?…';
-    return u.href;
+    return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
   } catch {
     return '(invalid URL)';
   }

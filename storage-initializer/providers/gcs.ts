@@ -41,6 +41,9 @@ export class GcsProvider implements StorageProvider {
   private anonymous: boolean;
 
   constructor(private readonly config: Config) {
+    // The library would read STORAGE_EMULATOR_HOST itself (and fail without a scheme in it):
+    // the parsed configuration already carries it as apiEndpoint.
+    delete process.env['STORAGE_EMULATOR_HOST'];
     this.anonymous = config.gcs.anonymous;
     this.storage = this.make(this.anonymous);
   }

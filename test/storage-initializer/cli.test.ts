@@ -1,0 +1,150 @@
+/** The storage-initializer command: argument contract, schemes, local sources, atomic replacement, bounded memory; and its config/pattern tables. */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { archiveKind, memberPath } from '../../storage-initializer/archive.js';
+import { loadConfig, parsePatterns } from '../../storage-initializer/config.js';
+import { fnmatchRegExp, makeFilter } from '../../storage-initializer/patterns.js';
+import { ROOT } from '../helpers/server.js';
+import { cleanup, listFiles, runSi, tempDir } from './helpers.js';
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+afterAll(() => cleanup(...dirs));
+
+function sourceTree(): string {
+  const src = path.join(tmp(), 'src');
+  mkdirSync(path.join(src, 'sub/deep'), { recursive: true });
+  writeFileSync(path.join(src, 'model.onnx'), 'onnx');
+  writeFileSync(path.join(src, 'sub/config.pbtxt'), 'cfg');
+  writeFileSync(path.join(src, 'sub/deep/w.bin'), 'w');
+  return src;
+}
+
+describe('storage-initializer command', () => {
+  it.each([[[]], [['s3://b/m']], [['s3://b/m', '/tmp/x', 'gs://b/m']]])('prints usage and exits 1 for %j', async (args) => {
+    const r = await runSi(args);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('Usage: storage-initializer <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
+  });
+
+  it('prints usage with --help and exits 0', async () => {
+    const r = await runSi(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Usage: storage-initializer');
+  });
+
+  it('is linked as node_modules/.bin/storage-initializer and runs as kserve-ts storage-initializer', () => {
+    const bin = spawnSync(path.join(ROOT, 'node_modules/.bin/storage-initializer'), ['--help'], { encoding: 'utf8' });
+    expect(bin.status).toBe(0);
+    const help = spawnSync(process.execPath, [path.join(ROOT, 'dist/bin/kserve-ts.js'), '--help'], { encoding: 'utf8' });
+    expect(help.stdout).toContain('storage-initializer');
+    const src = sourceTree();
+    const dest = path.join(tmp(), 'a/b/models');
+    const sub = spawnSync(process.execPath, [path.join(ROOT, 'dist/bin/kserve-ts.js'), 'storage-initializer', src, dest], { encoding: 'utf8' });
+    expect(sub.status, sub.stderr).toBe(0);
+    expect(listFiles(dest)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+  });
+
+  it('rejects unknown schemes naming the URI, and explains pvc://', async () => {
+    const r = await runSi(['hdfs://nn/models/m', path.join(tmp(), 'm')]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("error: hdfs://nn/models/m: unsupported storage scheme: 'hdfs://' is not supported");
+    const p = await runSi(['pvc://claim/models', path.join(tmp(), 'm')]);
+    expect(p.code).toBe(1);
+    expect(p.out).toContain('pvc://claim/models: unsupported storage scheme: pvc:// is not downloaded: the webhook mounts the PersistentVolumeClaim');
+  });
+
+  it('copies file:// folders and single files and plain local paths, creating destination folders', async () => {
+    const src = sourceTree();
+    const d1 = path.join(tmp(), 'x/y');
+    const d2 = path.join(tmp(), 'single');
+    const r = await runSi([`file://${src}`, d1, path.join(src, 'sub/config.pbtxt'), d2]);
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(d1)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+    expect(listFiles(d2)).toEqual(['config.pbtxt']);
+    expect(r.out).toMatch(/all 2 sources downloaded: 11 bytes, 4 files/);
+    const missing = await runSi([path.join(src, 'nope'), path.join(tmp(), 'm')]);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain('nope: not found');
+  });
+
+  it('replaces an earlier download and removes a stale temporary folder from a killed run', async () => {
+    const src = sourceTree();
+    const dest = path.join(tmp(), 'models');
+    mkdirSync(path.join(dest, 'sub'), { recursive: true });
+    mkdirSync(path.join(dest, '.storage-initializer-1-stale'), { recursive: true });
+    writeFileSync(path.join(dest, '.storage-initializer-1-stale/half.bin'), 'partial');
+    writeFileSync(path.join(dest, 'sub/config.pbtxt'), 'old');
+    writeFileSync(path.join(dest, 'sub/old-only.txt'), 'old');
+    const r = await runSi([src, dest]);
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(dest)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+    expect(readFileSync(path.join(dest, 'sub/config.pbtxt'), 'utf8')).toBe('cfg');
+  });
+
+  it('streams a 2 GiB sparse object with bounded memory', async () => {
+    const src = path.join(tmp(), 'big.bin');
+    const fd = openSync(src, 'w');
+    ftruncateSync(fd, 2 * 1024 ** 3);
+    closeSync(fd);
+    const dest = path.join(tmp(), 'models');
+    const r = await runSi([src, dest], { STORAGE_PROGRESS_INTERVAL: '1' });
+    expect(r.code, r.out).toBe(0);
+    expect(statSync(path.join(dest, 'big.bin')).size).toBe(2 * 1024 ** 3);
+    const rss = /peak RSS ([\d.]+) MiB/.exec(r.out);
+    expect(rss, r.out).not.toBeNull();
+    expect(Number(rss![1])).toBeLessThan(300);
+  }, 120_000);
+});
+
+describe('storage-initializer configuration', () => {
+  it.each([
+    ['*.onnx', 'model.onnx', true],
+    ['*.onnx', 'sub/model.onnx', true], // fnmatch: * crosses '/'
+    ['sub/*', 'sub/deep/x', true],
+    ['model.?nnx', 'model.onnx', true],
+    ['[!a]*', 'abc', false],
+    ['[ab]*', 'b.txt', true],
+    ['*.bin', 'model.onnx', false],
+    ['a+b(1).txt', 'a+b(1).txt', true],
+  ])('fnmatch %s on %s → %s', (pattern, key, match) => {
+    expect(fnmatchRegExp(pattern).test(key)).toBe(match);
+  });
+
+  it('parses pattern lists as JSON arrays or comma lists, allow then ignore', () => {
+    expect(parsePatterns('["*.onnx", "*.pbtxt"]')).toEqual(['*.onnx', '*.pbtxt']);
+    expect(parsePatterns('*.onnx, *.pbtxt')).toEqual(['*.onnx', '*.pbtxt']);
+    expect(parsePatterns('')).toEqual([]);
+    const keep = makeFilter(['*.onnx', '*.json'], ['test/*']);
+    expect(['a.onnx', 'test/b.onnx', 'c.json', 'd.bin'].filter(keep)).toEqual(['a.onnx', 'c.json']);
+  });
+
+  it('reads the anchor variables once into a frozen config', () => {
+    const c = loadConfig({ S3_ENDPOINT: 'minio.local:9000', S3_USE_HTTPS: '0', S3_VERIFY_SSL: 'false', awsAnonymousCredential: 'True', S3_USER_VIRTUAL_BUCKET: 'true', AWS_DEFAULT_REGION: 'eu-west-1', S3_MAX_ATTEMPTS: '7' });
+    expect(c.s3).toMatchObject({ endpoint: 'http://minio.local:9000', verifySsl: false, anonymous: true, virtualBucket: true, region: 'eu-west-1' });
+    expect(c.maxAttempts).toBe(7);
+    expect(Object.isFrozen(c) && Object.isFrozen(c.s3)).toBe(true);
+    expect(loadConfig({ S3_ENDPOINT: 'minio.local:9000' }).s3.endpoint).toBe('https://minio.local:9000');
+    expect(loadConfig({ AWS_ENDPOINT_URL: 'http://a:1', S3_ENDPOINT: 'b:2' }).s3.endpoint).toBe('http://a:1');
+    const sc = loadConfig({ STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: 'http://x:1', access_key_id: 'k', secret_access_key: 's', anonymous: 'false' }), AWS_ACCESS_KEY_ID: 'env' });
+    expect(sc.s3).toMatchObject({ endpoint: 'http://x:1', accessKeyId: 'k', secretAccessKey: 's', anonymous: false });
+    expect(loadConfig({ STORAGE_EMULATOR_HOST: '127.0.0.1:4443' }).gcs.endpoint).toBe('http://127.0.0.1:4443');
+    expect(loadConfig({ 'example.com-headers': '{"Authorization":"Bearer t"}' }).httpHeaders.get('example.com')).toEqual({ Authorization: 'Bearer t' });
+    expect(() => loadConfig({ STORAGE_PART_SIZE: 'big' })).toThrow(/STORAGE_PART_SIZE must be a number/);
+    expect(() => loadConfig({ STORAGE_CONFIG: '{oops' })).toThrow(/STORAGE_CONFIG is not a JSON object/);
+  });
+
+  it('recognises archives and confines member paths', () => {
+    expect(['m.zip', 'm.tar', 'm.tar.gz', 'M.TGZ', 'm.onnx'].map(archiveKind)).toEqual(['zip', 'tar', 'tgz', 'tgz', undefined]);
+    expect(memberPath('/r', './a/./b')).toBe('/r/a/b');
+    expect(() => memberPath('/r', '/etc/passwd')).toThrow(/absolute path/);
+    expect(() => memberPath('/r', 'a/../../x')).toThrow(/contains '..'/);
+    expect(() => memberPath('/r', 'a\\..\\..\\x')).toThrow(/contains '..'/);
+  });
+});
