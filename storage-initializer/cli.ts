@@ -19,11 +19,12 @@ registerProvider('https', async (c) => new (await import('./providers/http.js'))
 registerProvider('file', async () => new (await import('./providers/file.js')).FileProvider());
 registerProvider('pvc', async () => (await import('./providers/pvc.js')).pvcProvider());
 
-export const USAGE = `Usage: storage-initializer <src_uri> <dest_path> [<src_uri> <dest_path> ...]
+export const USAGE = `Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 
 Downloads each source into its destination folder (created if missing), atomically.
 Sources: s3://bucket/path, gs://bucket/path, http(s)://host/file[.zip|.tar|.tar.gz|.tgz],
-file:///path or a local path. Configuration is read from the environment (see README.md,
+file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
+shared by runs on one node. Configuration is read from the environment (see README.md,
 "Storage initializer").`;
 
 const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);
@@ -33,6 +34,16 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // --cache_dir DIR / --cache_dir=DIR anywhere (or STORAGE_CACHE_DIR); the rest are pairs.
+  let cacheDir = env['STORAGE_CACHE_DIR'] || undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--cache_dir' && i + 1 < argv.length) cacheDir = argv[++i];
+    else if (a.startsWith('--cache_dir=')) cacheDir = a.slice('--cache_dir='.length);
+    else rest.push(a);
+  }
+  argv = rest;
   if (argv.length < 2 || argv.length % 2 !== 0) {
     process.stderr.write(`storage-initializer: expected <src_uri> <dest_path> pairs, got ${argv.length} argument${argv.length === 1 ? '' : 's'}\n${USAGE}\n`);
     return 1;
@@ -51,7 +62,7 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
       current = redact(uri);
       await mkdir(dest, { recursive: true });
       const provider = await providers.for(uri);
-      const s = await download(uri, dest, provider, { config, log: (l) => log(l.replaceAll(uri, current)) });
+      const s = await download(uri, dest, provider, { config, cacheDir, log: (l) => log(l.replaceAll(uri, current)) });
       bytes += s.bytes;
       files += s.files;
     }

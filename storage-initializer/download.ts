@@ -18,6 +18,7 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { archiveKind, extractArchive, memberPath } from './archive.js';
+import { cacheHit, cacheKey, cacheStore } from './cache.js';
 import { fileCrc32c, fileMd5 } from './checksum.js';
 import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
@@ -125,9 +126,20 @@ async function removeStale(dest: string): Promise<void> {
   }
 }
 
+/** Renames every entry of the complete temporary folder into the destination. */
+async function moveIntoPlace(tmp: string, dest: string): Promise<void> {
+  for (const name of await readdir(tmp)) {
+    const target = path.join(dest, name);
+    await rm(target, { recursive: true, force: true });
+    await rename(path.join(tmp, name), target);
+  }
+}
+
 export interface DownloadContext {
   config: Config;
   log: Log;
+  /** Content-addressed cache folder (cache.ts), if any. */
+  cacheDir?: string | undefined;
 }
 
 export async function download(uri: string, dest: string, provider: StorageProvider, ctx: DownloadContext): Promise<Summary> {
@@ -144,6 +156,17 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     const objects = listing.single ? listing.objects : listing.objects.filter((o) => keep(o.key));
     if (objects.length === 0) {
       throw new StorageError('not_found', `${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
+    }
+    const key = ctx.cacheDir ? cacheKey(uri, [...config.allowPatterns, '\0', ...config.ignorePatterns], objects) : undefined;
+    if (ctx.cacheDir && key) {
+      const t0 = performance.now();
+      if (await cacheHit(ctx.cacheDir, key, tmp)) {
+        await moveIntoPlace(tmp, dest);
+        const bytes = objects.reduce((n, o) => n + (o.size ?? 0), 0);
+        const seconds = (performance.now() - t0) / 1000;
+        log(`cache hit for ${uri} (${key.slice(0, 12)}): ${bytes} bytes (${human(bytes)}), ${objects.length} file${objects.length === 1 ? '' : 's'} in place at ${dest} in ${seconds.toFixed(2)}s`);
+        return { bytes, files: objects.length, seconds };
+      }
     }
     const states: ObjectState[] = [];
     const tasks: Array<() => Promise<void>> = [];
@@ -222,11 +245,8 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       }
     }
 
-    for (const name of await readdir(tmp)) {
-      const target = path.join(dest, name);
-      await rm(target, { recursive: true, force: true });
-      await rename(path.join(tmp, name), target);
-    }
+    if (ctx.cacheDir && key) await cacheStore(ctx.cacheDir, key, tmp);
+    await moveIntoPlace(tmp, dest);
     const seconds = progress.seconds();
     const summary = { bytes: progress.bytes, files: objects.length, seconds };
     log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s), peak RSS ${human(process.resourceUsage().maxRSS * 1024)}`);

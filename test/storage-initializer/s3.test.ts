@@ -259,4 +259,31 @@ describe('storage-initializer s3://', () => {
     expect(listFiles(d)).toEqual(['weights.bin']);
     expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(big));
   });
+
+  it('serves a second run from --cache_dir without downloading, and misses once an object changes', async () => {
+    const proxy = await startProxy(moto.port);
+    stops.push(proxy.stop);
+    const cache = path.join(tempDir(), 'cache');
+    dirs.push(path.dirname(cache));
+    const e = { ...env, AWS_ENDPOINT_URL: proxy.url };
+    const gets = () => proxy.requests.filter((q) => /^GET \/models\/model\/\S+ HTTP/.test(q)).length;
+    const r1 = await runSi(['--cache_dir', cache, 's3://models/model', dest()], e);
+    expect(r1.code, r1.out).toBe(0);
+    const first = gets();
+    expect(first).toBe(3); // the empty file needs no request
+    const d2 = dest();
+    const r2 = await runSi([`--cache_dir=${cache}`, 's3://models/model', d2], e);
+    expect(r2.code, r2.out).toBe(0);
+    expect(r2.out).toContain('cache hit for s3://models/model');
+    expect(gets()).toBe(first);
+    expect(listFiles(d2)).toEqual(['a.onnx', 'empty.txt', 'sub/b.bin', 'sub/deep/c.txt']);
+    const s3 = new S3Client({ endpoint: moto.url, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'model/sub/b.bin', Body: 'B-bytes' }));
+    s3.destroy();
+    const d3 = dest();
+    const r3 = await runSi(['s3://models/model', d3], { ...e, STORAGE_CACHE_DIR: cache });
+    expect(r3.code, r3.out).toBe(0);
+    expect(r3.out).not.toContain('cache hit');
+    expect(readFileSync(path.join(d3, 'sub/b.bin'), 'utf8')).toBe('B-bytes');
+  });
 });

@@ -1,0 +1,135 @@
+/**
+ * Storage-initializer benchmark: download one large object plus many 4 MiB objects (2 GiB in
+ * all by default: 1 GiB + 256 × 4 MiB) from a local S3 server (moto, loopback) with
+ *   - kserve-ts's storage-initializer (defaults),
+ *   - a plain single stream (the same CLI with STORAGE_CONCURRENCY=1 and no ranged parts),
+ *   - the anchor's storage initializer (`kserve-storage` from PyPI, same server, same data),
+ * and report wall time, throughput and peak RSS (the sum over the process tree, sampled
+ * from /proc every 50 ms, so the anchor's worker processes count).
+ *
+ *   npm run build && node --import tsx benchmarks/storage/run.ts          # 2 GiB
+ *   BENCH_GIB=0.25 node --import tsx benchmarks/storage/run.ts            # quicker
+ *
+ * Needs Python 3 and PyPI the first time (moto and kserve-storage virtualenvs are cached
+ * under ~/.cache/kserve-ts/). Results are printed, not written anywhere.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { installServers, listFiles, startMoto, tempDir } from '../../test/storage-initializer/helpers.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const GIB = Number(process.env['BENCH_GIB'] ?? '2');
+const MiB = 1024 * 1024;
+const BIG = Math.round((GIB / 2) * 1024) * MiB;
+const SMALL_COUNT = Math.round(256 * (GIB / 2));
+const SMALL = 4 * MiB;
+const KSERVE_STORAGE = '0.20.0';
+
+function kserveStorageVenv(): string {
+  const venv = path.join(process.env['XDG_CACHE_HOME'] ?? path.join(os.homedir(), '.cache'), 'kserve-ts', `bench-kserve-storage-${KSERVE_STORAGE}`);
+  if (!existsSync(path.join(venv, '.complete'))) {
+    rmSync(venv, { recursive: true, force: true });
+    execFileSync('python3', ['-m', 'venv', venv], { stdio: 'inherit', cwd: os.tmpdir() });
+    execFileSync(path.join(venv, 'bin/pip'), ['install', '-q', '--disable-pip-version-check', `kserve-storage==${KSERVE_STORAGE}`], { stdio: 'inherit' });
+    execFileSync('touch', [path.join(venv, '.complete')]);
+  }
+  return venv;
+}
+
+/** Sum of RSS over a process and its descendants, in bytes. */
+function treeRss(root: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      rss.set(Number(d), Number(fields[21]) * 4096);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* exited */
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const p = stack.pop()!;
+    total += rss.get(p) ?? 0;
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
+async function measure(name: string, cmd: string, args: string[], env: Record<string, string>, dest: string) {
+  rmSync(dest, { recursive: true, force: true });
+  const started = performance.now();
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-3000)));
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 50);
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearInterval(timer);
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`${name} failed (${code}): ${err}`);
+  const files = listFiles(dest).length;
+  const bytes = BIG + SMALL_COUNT * SMALL;
+  if (files !== SMALL_COUNT + 1) throw new Error(`${name}: ${files} files, expected ${SMALL_COUNT + 1}`);
+  return { name, seconds, mibps: bytes / MiB / seconds, peakMiB: peak / MiB };
+}
+
+async function main() {
+  const servers = installServers();
+  const venv = kserveStorageVenv();
+  const moto = await startMoto(servers.moto);
+  const work = tempDir('si-bench-');
+  try {
+    const creds = { accessKeyId: 'bench', secretAccessKey: 'bench' };
+    const s3 = new S3Client({ endpoint: moto.url, forcePathStyle: true, region: 'us-east-1', credentials: creds });
+    await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
+    const chunk = randomBytes(64 * MiB);
+    process.stderr.write(`uploading ${BIG / MiB} MiB + ${SMALL_COUNT} × 4 MiB to moto...\n`);
+    const mp = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key: 'model/big.bin' }));
+    const parts = [];
+    for (let off = 0, n = 1; off < BIG; off += chunk.length, n++) {
+      const body = chunk.subarray(0, Math.min(chunk.length, BIG - off));
+      const r = await s3.send(new UploadPartCommand({ Bucket: 'bench', Key: 'model/big.bin', UploadId: mp.UploadId, PartNumber: n, Body: body }));
+      parts.push({ ETag: r.ETag, PartNumber: n });
+    }
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key: 'model/big.bin', UploadId: mp.UploadId, MultipartUpload: { Parts: parts } }));
+    for (let i = 0; i < SMALL_COUNT; i += 8) {
+      await Promise.all(Array.from({ length: Math.min(8, SMALL_COUNT - i) }, (_, j) =>
+        s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `model/small/${String(i + j).padStart(4, '0')}.bin`, Body: chunk.subarray((i + j) % 16 * SMALL, ((i + j) % 16 + 1) * SMALL) }))));
+    }
+    s3.destroy();
+
+    const env = { AWS_ENDPOINT_URL: moto.url, AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_DEFAULT_REGION: 'us-east-1', STORAGE_PROGRESS_INTERVAL: '60' };
+    const dest = path.join(work, 'models');
+    const cli = path.join(ROOT, 'dist/bin/storage-initializer.js');
+    const results = [];
+    results.push(await measure('kserve-ts storage-initializer', process.execPath, [cli, 's3://bench/model', dest], env, dest));
+    // moto answers each ranged GET by reading the whole object: large parts keep it from
+    // dominating; real S3 and MinIO serve ranges directly.
+    results.push(await measure('kserve-ts, STORAGE_PART_SIZE=256 MiB', process.execPath, [cli, 's3://bench/model', dest], { ...env, STORAGE_PART_SIZE: String(256 * MiB) }, dest));
+    results.push(await measure('single stream (same CLI, 1 request, no ranges)', process.execPath, [cli, 's3://bench/model', dest], { ...env, STORAGE_CONCURRENCY: '1', STORAGE_PART_SIZE: String(64 * 1024 * MiB) }, dest));
+    results.push(await measure(`kserve-storage ${KSERVE_STORAGE} (anchor)`, path.join(venv, 'bin/python'), ['-c', 'import sys; from kserve_storage import Storage; Storage.download(sys.argv[1], sys.argv[2])', 's3://bench/model', dest], env, dest));
+    const total = (BIG + SMALL_COUNT * SMALL) / MiB;
+    process.stdout.write(`\nstorage-initializer benchmark: ${total} MiB (${BIG / MiB} MiB object + ${SMALL_COUNT} × 4 MiB) from moto on loopback, ${os.cpus().length} CPUs\n\n`);
+    process.stdout.write('| client | wall s | MiB/s | peak RSS MiB (process tree) |\n|---|---|---|---|\n');
+    for (const r of results) process.stdout.write(`| ${r.name} | ${r.seconds.toFixed(1)} | ${r.mibps.toFixed(0)} | ${r.peakMiB.toFixed(0)} |\n`);
+  } finally {
+    await moto.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
+});
