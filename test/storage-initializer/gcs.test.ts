@@ -58,11 +58,17 @@ describe.skipIf(servers.fakeGcs === null)('storage-initializer gs://', () => {
     expect(listFiles(d)).toEqual(['w.onnx']);
   });
 
-  it('downloads a large object as ranged parts and verifies its MD5', async () => {
+  it('downloads a large object as ranged parts over reused connections and verifies its MD5', async () => {
+    const proxy = await startProxy(gcs.port);
+    stops.push(proxy.stop);
     const d = dest();
-    const r = await runSi(['gs://models/big', d], { GCS_ENDPOINT: gcs.url, STORAGE_PART_SIZE: String(1024 * 1024) });
+    const r = await runSi(['gs://models/big', d], { GCS_ENDPOINT: proxy.url, STORAGE_PART_SIZE: String(1024 * 1024), STORAGE_CONCURRENCY: '2' });
     expect(r.code, r.out).toBe(0);
     expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(big));
+    const ranged = proxy.requests.filter((q) => /\r\nrange: bytes=\d+-\d+/i.test(q)).length;
+    expect(ranged).toBe(6);
+    expect(proxy.requests.length).toBe(7); // the listing, then the parts
+    expect(proxy.connections).toBeLessThanOrEqual(3); // keep-alive
   });
 
   it('reports a missing prefix and a missing bucket as not found', async () => {
