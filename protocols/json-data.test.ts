@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Datatype, datatypeInfo } from './datatypes.js';
-import { KServeError } from './errors.js';
 import { decodeJsonData, encodeJsonData, encodeJsonNested } from './json-data.js';
+import { expectInvalidInput } from '../test/helpers/errors.js';
 
 const info = (d: Datatype) => {
   const i = datatypeInfo(d);
@@ -11,17 +11,7 @@ const info = (d: Datatype) => {
 const decode = (d: Datatype, shape: number[], data: unknown) => decodeJsonData('x', info(d), shape, data);
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-function invalid(fn: () => unknown, message: RegExp): void {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(KServeError);
-  expect((caught as KServeError).kind).toBe('InvalidInput');
-  expect((caught as KServeError).message).toMatch(message);
-}
+const invalid = expectInvalidInput;
 
 describe('decodeJsonData', () => {
   it.each<[Datatype, unknown[], ArrayLike<unknown>, new (n: number) => ArrayLike<unknown>]>([

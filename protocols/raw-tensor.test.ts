@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Datatype, datatypeInfo } from './datatypes.js';
-import { KServeError } from './errors.js';
 import { decodeRawTensor, encodeRawTensor, rawByteLength } from './raw-tensor.js';
+import { expectInvalidInput } from '../test/helpers/errors.js';
 
 const info = (d: Datatype) => {
   const i = datatypeInfo(d);
@@ -10,17 +10,7 @@ const info = (d: Datatype) => {
 };
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-function invalid(fn: () => unknown, message: RegExp): void {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(KServeError);
-  expect((caught as KServeError).kind).toBe('InvalidInput');
-  expect((caught as KServeError).message).toMatch(message);
-}
+const invalid = expectInvalidInput;
 
 /** `bytes` placed at `offset` inside a larger buffer, as a transport body would hold it. */
 function at(offset: number, bytes: Uint8Array): Uint8Array {

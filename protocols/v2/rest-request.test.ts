@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KServeError } from '../errors.js';
 import { decodeRestInferRequest, parseHeaderLength, parseJson, parseShape } from './rest-request.js';
+import { expectInvalidInput } from '../../test/helpers/errors.js';
 
 const json = (doc: unknown) => Buffer.from(JSON.stringify(doc));
 
@@ -11,17 +11,7 @@ function binary(header: object, raws: Uint8Array[], offset = 0): { body: Uint8Ar
   return { body: new Uint8Array(total.buffer, total.byteOffset + offset, total.byteLength - offset), headerLength: head.byteLength };
 }
 
-function invalid(fn: () => unknown, message: RegExp): void {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(KServeError);
-  expect((caught as KServeError).kind).toBe('InvalidInput');
-  expect((caught as KServeError).message).toMatch(message);
-}
+const invalid = expectInvalidInput;
 
 describe('decodeRestInferRequest: JSON', () => {
   it('decodes id, parameters, typed inputs and requested outputs', () => {
