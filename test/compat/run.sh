@@ -17,37 +17,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "$here/../.." && pwd)"
 cd "$repo_root"
 
-python_bin="${PYTHON:-}"
-if [[ -z "$python_bin" ]]; then
-  if command -v python3.11 >/dev/null 2>&1; then python_bin=python3.11; else python_bin=python3; fi
-fi
-py_ver="$("$python_bin" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
-req_hash="$(sha256sum "$here/requirements.txt" | cut -c1-12)"
-cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
-venv="$cache_root/compat-venv-py${py_ver}-${req_hash}"
-
-if [[ ! -f "$venv/.installed" ]]; then
-  echo "[compat] creating virtualenv $venv" >&2
-  mkdir -p "$cache_root"
-  # Build beside the final path and rename into place, so that an interrupted install or a
-  # concurrent run never leaves a half-built environment behind the final name. Everything
-  # below runs `python -m ...`, which does not depend on the folder's name.
-  staging="$(mktemp -d "$venv.staging.XXXXXX")"
-  trap 'rm -rf "$staging"' EXIT
-  "$python_bin" -m venv "$staging"
-  "$staging/bin/python" -m pip install --quiet --no-input -r "$here/requirements.txt"
-  touch "$staging/.installed"
-  if [[ -f "$venv/.installed" ]]; then
-    echo "[compat] another run installed $venv meanwhile; using it" >&2
-  else
-    rm -rf "$venv"
-    mv -T "$staging" "$venv"
-  fi
-  rm -rf "$staging"
-  trap - EXIT
-else
-  echo "[compat] reusing virtualenv $venv" >&2
-fi
+venv="$(bash "$here/venv.sh")"
 py="$venv/bin/python"
 
 if [[ ! -f dist/bin/kserve-ts.js ]]; then
