@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics: the anchor's per-stage latency histograms (seconds, label
- * `model_name`) plus request counters by model, protocol and status code. One registry per
+ * `model_name`) plus request counters by model, protocol and status code, and the dynamic
+ * batcher's batch-size and queue-time histograms. One registry per
  * server instance so that tests and embedded servers never share state.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -12,6 +13,8 @@ export class Metrics {
   readonly registry = new Registry();
   readonly #stages: Record<Stage, Histogram<'model_name'>>;
   readonly #requests: Counter<'model_name' | 'protocol' | 'status_code'>;
+  readonly #batchSize: Histogram<'model_name'>;
+  readonly #batchQueue: Histogram<'model_name'>;
 
   constructor(opts: { defaultMetrics: boolean } = { defaultMetrics: true }) {
     const hist = (stage: Stage, help: string) =>
@@ -31,6 +34,19 @@ export class Metrics {
       name: 'kserve_inference_requests_total',
       help: 'inference requests by model, protocol and response status code',
       labelNames: ['model_name', 'protocol', 'status_code'],
+      registers: [this.registry],
+    });
+    this.#batchSize = new Histogram({
+      name: 'kserve_batch_size',
+      help: 'rows per inference run by the dynamic batcher',
+      labelNames: ['model_name'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [this.registry],
+    });
+    this.#batchQueue = new Histogram({
+      name: 'kserve_batch_queue_seconds',
+      help: 'time a request waited in the dynamic batcher before its batch ran',
+      labelNames: ['model_name'],
       registers: [this.registry],
     });
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
@@ -59,6 +75,15 @@ export class Metrics {
       this.#requestChildren.set(key, child);
     }
     child.inc();
+  }
+
+  /** Dynamic batching (server/batching): the rows of one batch run and one request's queue time. */
+  observeBatchSize(model: string, rows: number): void {
+    this.#batchSize.labels({ model_name: model }).observe(rows);
+  }
+
+  observeBatchQueue(model: string, seconds: number): void {
+    this.#batchQueue.labels({ model_name: model }).observe(seconds);
   }
 
   contentType(): string {

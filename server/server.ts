@@ -58,6 +58,7 @@ export async function createServer(
     },
     logger,
     drainTimeoutMs: config.gracePeriodSeconds * 1000,
+    metrics,
   });
   const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION });
   const http = await buildHttpApp({

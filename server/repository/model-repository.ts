@@ -16,6 +16,8 @@ import { errors, KServeError } from '../../protocols/errors.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 import type { LoadOptions, ModelInstance } from '../backend.js';
 import type { BackendRegistry } from '../backend-registry.js';
+import { BatchingInstance } from '../batching/batching-instance.js';
+import type { Metrics } from '../metrics.js';
 import { type ModelConfig, readModelConfig } from './model-config.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 
@@ -80,6 +82,8 @@ export interface RepositoryOptions {
   readonly logger: Logger;
   /** How long unload and reload wait for in-flight requests before freeing a model (ms). */
   readonly drainTimeoutMs: number;
+  /** Where dynamic batching reports batch sizes and queue times; optional for embedders. */
+  readonly metrics?: Metrics | undefined;
 }
 
 const UNVERSIONED = '';
@@ -232,7 +236,8 @@ export class ModelRepository {
       const options = loadOptionsFor(this.#opts.loadOptions, config);
       for (const v of await discoverVersions(dir)) {
         const { backend, file } = await backends.resolve(v.dir, config?.backend);
-        const instance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options);
+        const loadedInstance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options);
+        const instance = this.#withBatching(e.name, loadedInstance, config);
         loaded.push({
           modelName: e.name,
           version: v.version,
@@ -271,6 +276,30 @@ export class ModelRepository {
       'model loaded',
     );
     if (previous !== undefined) void this.#retire(e.name, previous);
+  }
+
+  /** Wraps an instance in the dynamic batcher when config.pbtxt asks for it (and has a batch dim). */
+  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined): ModelInstance {
+    const batching = config?.dynamicBatching;
+    if (batching === undefined) return instance;
+    if (config === undefined || config.maxBatchSize <= 0) {
+      this.#opts.logger.warn({ model: name }, 'config.pbtxt: dynamic_batching needs max_batch_size > 0; batching off');
+      return instance;
+    }
+    const metrics = this.#opts.metrics;
+    return new BatchingInstance(instance, {
+      modelName: name,
+      maxBatchSize: config.maxBatchSize,
+      preferredBatchSizes: batching.preferredBatchSizes,
+      maxQueueDelayMicroseconds: batching.maxQueueDelayMicroseconds,
+      observer:
+        metrics === undefined
+          ? undefined
+          : {
+              batchSize: (rows) => metrics.observeBatchSize(name, rows),
+              queueSeconds: (seconds) => metrics.observeBatchQueue(name, seconds),
+            },
+    });
   }
 
   /**

@@ -1,0 +1,185 @@
+/**
+ * BatchingInstance and its parts against a fake ModelInstance whose calls we hold and
+ * release by hand, so batch composition is deterministic (no timing).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Parameters, Tensor } from '../../protocols/tensor.js';
+import type { ModelInstance } from '../backend.js';
+import { BatchingInstance } from './batching-instance.js';
+import { batchKey, splitOutputs, stackInputs } from './stacking.js';
+
+interface Call {
+  readonly inputs: readonly Tensor[];
+  release(): void;
+}
+
+/** Echoes INPUT0 as OUTPUT0 (×2 for FP32); fails any call holding the value 13. Calls wait for `release`. */
+function fakeInstance(opts: { hold: boolean } = { hold: true }) {
+  const calls: Call[] = [];
+  const instance: ModelInstance = {
+    platform: 'fake',
+    inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [-1, -1] }],
+    outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [-1, -1] }],
+    infer: async (inputs: readonly Tensor[], outputNames: readonly string[], _parameters?: Parameters) => {
+      await new Promise<void>((release) => {
+        calls.push({ inputs, release });
+        if (!opts.hold) release();
+      });
+      const x = inputs[0] as Tensor;
+      if (x.datatype === 'FP32' && Array.from(x.data as Float32Array).includes(13)) throw new Error('13 is unlucky');
+      const data = x.datatype === 'FP32' ? (x.data as Float32Array).map((v) => v * 2) : x.data;
+      return outputNames.map((name) => ({ name, datatype: x.datatype, shape: x.shape, data }));
+    },
+    unload: async () => undefined,
+    onFailure: () => undefined,
+  };
+  return { instance, calls };
+}
+
+const fp32 = (rows: number[][]): Tensor => ({
+  name: 'INPUT0',
+  datatype: 'FP32',
+  shape: [rows.length, rows[0]?.length ?? 0],
+  data: Float32Array.from(rows.flat()),
+});
+
+/** Lets queued promise callbacks run. */
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+async function releaseAll(calls: Call[]): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    for (const c of calls.splice(0)) c.release();
+    await tick();
+  }
+}
+
+function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number }> = {}) {
+  const sizes: number[] = [];
+  const queued: number[] = [];
+  const b = new BatchingInstance(inner, {
+    modelName: 'm',
+    maxBatchSize: extra.maxBatchSize ?? 8,
+    preferredBatchSizes: extra.preferred ?? [],
+    maxQueueDelayMicroseconds: extra.delayUs ?? 0,
+    observer: { batchSize: (n) => sizes.push(n), queueSeconds: (s) => queued.push(s) },
+  });
+  return { b, sizes, queued };
+}
+
+describe('stacking', () => {
+  it('stacks numeric, 64-bit and BYTES tensors along dim 0 and splits them back as copies', () => {
+    const a: Tensor[] = [
+      { name: 'X', datatype: 'INT64', shape: [1, 2], data: BigInt64Array.from([1n, 2n]) },
+      { name: 'S', datatype: 'BYTES', shape: [1, 1], data: [Uint8Array.from([97])] },
+    ];
+    const b: Tensor[] = [
+      { name: 'S', datatype: 'BYTES', shape: [2, 1], data: [Uint8Array.from([98]), Uint8Array.from([99])] },
+      { name: 'X', datatype: 'INT64', shape: [2, 2], data: BigInt64Array.from([3n, 4n, 5n, 6n]) },
+    ];
+    expect(batchKey(a, ['Y'], { p: 1 })).toBe(batchKey(b, ['Y'], { p: 1 }));
+    expect(batchKey(a, ['Y'], { p: 1 })).not.toBe(batchKey(b, ['Y'], { p: 2 }));
+    expect(batchKey(a, ['Y'], undefined)).not.toBe(batchKey(b, ['Z'], undefined));
+    const stacked = stackInputs([a, b]);
+    expect(stacked.map((t) => t.shape)).toEqual([[3, 2], [3, 1]]);
+    expect(Array.from(stacked[0]?.data as BigInt64Array)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    expect((stacked[1]?.data as Uint8Array[]).map((e) => e[0])).toEqual([97, 98, 99]);
+
+    const [first, second] = splitOutputs(stacked, [1, 2]);
+    expect(first?.map((t) => t.shape)).toEqual([[1, 2], [1, 1]]);
+    expect(Array.from(second?.[0]?.data as BigInt64Array)).toEqual([3n, 4n, 5n, 6n]);
+    expect((second?.[0]?.data as BigInt64Array).buffer).not.toBe((stacked[0]?.data as BigInt64Array).buffer);
+    expect(() => splitOutputs(stacked, [1, 1])).toThrow(/dim 0/);
+  });
+});
+
+describe('BatchingInstance', () => {
+  it('stacks requests that arrive while a batch runs, and each caller gets exactly its rows', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes, queued } = batching(instance);
+    const results = Array.from({ length: 9 }, (_, i) => b.infer([fp32([[i, i + 0.5]])], ['OUTPUT0']));
+    await tick();
+    // The first ran alone at once (zero delay); the other 8 filled one batch meanwhile.
+    await releaseAll(calls);
+    const outs = await Promise.all(results);
+    outs.forEach((o, i) => {
+      expect(o[0]?.shape).toEqual([1, 2]);
+      expect(Array.from(o[0]?.data as Float32Array)).toEqual([2 * i, 2 * i + 1]);
+    });
+    expect(sizes).toEqual([1, 8]);
+    expect(queued).toHaveLength(9);
+  });
+
+  it('holds a batch open for max_queue_delay_microseconds, then runs what it has', async () => {
+    const { instance } = fakeInstance({ hold: false });
+    const { b, sizes } = batching(instance, { delayUs: 1000 });
+    const outs = await Promise.all([1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0'])));
+    expect(outs.map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
+    expect(sizes).toEqual([3]);
+  });
+
+  it('never exceeds max_batch_size and dispatches at the largest preferred size', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { maxBatchSize: 4, preferred: [2, 3] });
+    const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
+    const results = Array.from({ length: 7 }, (_, i) => b.infer([fp32([[i + 1], [i + 100]])], ['OUTPUT0']));
+    await releaseAll(calls);
+    await blocker;
+    const outs = await Promise.all(results);
+    outs.forEach((o, i) => expect(Array.from(o[0]?.data as Float32Array)).toEqual([2 * (i + 1), 2 * (i + 100)]));
+    // Two-row requests: 2+2 would pass the target of 3 without exceeding 4.
+    expect(sizes).toEqual([1, 4, 4, 4, 2]);
+  });
+
+  it('keeps requests with other trailing dims, outputs or parameters out of a batch, yet runs them all', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance);
+    const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
+    const p = [
+      b.infer([fp32([[1, 1]])], ['OUTPUT0']),
+      b.infer([fp32([[2, 2, 2]])], ['OUTPUT0']),
+      b.infer([fp32([[3, 3]])], ['OUTPUT0'], { x: 1 }),
+      b.infer([fp32([[4, 4]])], ['OUTPUT0']),
+      b.infer([fp32([[5, 5, 5]])], ['OUTPUT0']),
+    ];
+    await releaseAll(calls);
+    await blocker;
+    const outs = await Promise.all(p);
+    expect(outs.map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2, 2], [4, 4, 4], [6, 6], [8, 8], [10, 10, 10]]);
+    expect(sizes).toEqual([1, 2, 2, 1]);
+  });
+
+  it('isolates a failing request: the batch is retried one by one and only the offender fails', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance);
+    const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
+    const settled = Promise.allSettled([1, 13, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0'])));
+    await releaseAll(calls);
+    await blocker;
+    const [one, bad, three] = await settled;
+    expect(one).toMatchObject({ status: 'fulfilled' });
+    expect(Array.from((one as PromiseFulfilledResult<Tensor[]>).value[0]?.data as Float32Array)).toEqual([2]);
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: '13 is unlucky' } });
+    expect(Array.from((three as PromiseFulfilledResult<Tensor[]>).value[0]?.data as Float32Array)).toEqual([6]);
+    expect(sizes).toEqual([1, 3, 1, 1, 1]);
+  });
+
+  it('runs a request without a batch dimension alone and passes the inner metadata through', async () => {
+    const { instance } = fakeInstance({ hold: false });
+    const { b } = batching(instance);
+    const scalar: Tensor = { name: 'INPUT0', datatype: 'FP32', shape: [], data: Float32Array.from([7]) };
+    const out = await b.infer([scalar], ['OUTPUT0']);
+    expect(Array.from(out[0]?.data as Float32Array)).toEqual([14]);
+    expect(b.platform).toBe('fake');
+    expect(b.inputs).toBe(instance.inputs);
+    expect(b.signatures).toBeUndefined();
+  });
+
+  it('rejects queued requests on unload', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b } = batching(instance, { delayUs: 60_000_000 });
+    const queued = b.infer([fp32([[1]])], ['OUTPUT0']);
+    await b.unload();
+    await expect(queued).rejects.toMatchObject({ message: expect.stringMatching(/unloading/) });
+    expect(calls).toHaveLength(0);
+  });
+});

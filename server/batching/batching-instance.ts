@@ -1,0 +1,137 @@
+/**
+ * Dynamic batching as a ModelInstance decorator: wraps a backend's instance at load time
+ * (model-repository.ts) when config.pbtxt has `dynamic_batching` and `max_batch_size > 0`,
+ * so every transport (V1, V2 REST, gRPC) gets it and no backend needs to know.
+ *
+ * Contract:
+ * - Concurrent `infer` calls whose inputs agree on names, datatypes and every dim but the
+ *   first, and that ask for the same outputs with the same parameters, are stacked along
+ *   dim 0 into one inner `infer` of at most `maxBatchSize` rows (scheduling: batch-queue.ts).
+ *   Others run in batches of their own. A request that cannot be batched (an input without
+ *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
+ * - Ordering: each caller gets exactly its rows, in its order; batches start in the order
+ *   they became ready, one at a time; calls in one batch are stacked in arrival order.
+ * - Errors are isolated: if a batched inner call fails (or its outputs lost the batch
+ *   dimension), each of its requests is retried alone, so only the offending ones fail, with
+ *   their own error. A batch of one is never retried.
+ * - Ownership: stacking copies, so callers' inputs are never detached by a batched call
+ *   (they may be by a call run alone, as the ModelInstance contract allows). Outputs are
+ *   copies per caller, which the caller owns.
+ * - unload: queued calls that have not started are rejected; then the inner instance unloads.
+ */
+import { errors } from '../../protocols/errors.js';
+import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
+import type { ModelInstance } from '../backend.js';
+import { BatchQueue } from './batch-queue.js';
+import { batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
+
+export interface BatchingOptions {
+  readonly modelName: string;
+  readonly maxBatchSize: number;
+  readonly preferredBatchSizes: readonly number[];
+  readonly maxQueueDelayMicroseconds: number;
+  /** Called once per inner call with its rows, and once per request with its queue time. */
+  readonly observer?: BatchObserver | undefined;
+}
+
+export interface BatchObserver {
+  batchSize(rows: number): void;
+  queueSeconds(seconds: number): void;
+}
+
+interface Pending {
+  readonly inputs: readonly Tensor[];
+  readonly outputNames: readonly string[];
+  readonly parameters: Parameters | undefined;
+  readonly rows: number;
+  readonly queuedAt: number;
+  resolve(outputs: Tensor[]): void;
+  reject(err: unknown): void;
+}
+
+export class BatchingInstance implements ModelInstance {
+  readonly #inner: ModelInstance;
+  readonly #opts: BatchingOptions;
+  readonly #queue: BatchQueue<Pending>;
+
+  constructor(inner: ModelInstance, opts: BatchingOptions) {
+    this.#inner = inner;
+    this.#opts = opts;
+    this.#queue = new BatchQueue<Pending>(
+      {
+        maxBatchSize: opts.maxBatchSize,
+        preferredBatchSizes: opts.preferredBatchSizes,
+        maxQueueDelayMs: opts.maxQueueDelayMicroseconds / 1000,
+      },
+      (items) => this.#runBatch(items),
+    );
+  }
+
+  get platform(): string {
+    return this.#inner.platform;
+  }
+  get inputs(): readonly TensorSpec[] {
+    return this.#inner.inputs;
+  }
+  get outputs(): readonly TensorSpec[] {
+    return this.#inner.outputs;
+  }
+  get signatures(): readonly SignatureDef[] | undefined {
+    return this.#inner.signatures;
+  }
+
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): Promise<Tensor[]> {
+    const rows = batchRows(inputs);
+    if (rows === undefined || rows < 1 || rows > this.#opts.maxBatchSize) {
+      this.#opts.observer?.batchSize(rows ?? 1);
+      return this.#inner.infer(inputs, outputNames, parameters);
+    }
+    return new Promise<Tensor[]>((resolve, reject) => {
+      const pending: Pending = { inputs, outputNames, parameters, rows, queuedAt: performance.now(), resolve, reject };
+      this.#queue.push(batchKey(inputs, outputNames, parameters), rows, pending);
+    });
+  }
+
+  async #runBatch(items: Pending[]): Promise<void> {
+    const now = performance.now();
+    for (const p of items) this.#opts.observer?.queueSeconds((now - p.queuedAt) / 1000);
+    const first = items[0] as Pending;
+    const total = items.reduce((n, p) => n + p.rows, 0);
+    this.#opts.observer?.batchSize(total);
+    if (items.length === 1) {
+      await this.#solo(first);
+      return;
+    }
+    let split: Tensor[][];
+    try {
+      const outputs = await this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.parameters);
+      split = splitOutputs(outputs, items.map((p) => p.rows));
+    } catch {
+      // Isolate the failure: each request alone, so only the offending ones fail.
+      await Promise.all(
+        items.map((p) => {
+          this.#opts.observer?.batchSize(p.rows);
+          return this.#solo(p);
+        }),
+      );
+      return;
+    }
+    items.forEach((p, i) => p.resolve(split[i] as Tensor[]));
+  }
+
+  /** Runs one request alone and settles it; never rejects, even if the inner call throws synchronously. */
+  #solo(p: Pending): Promise<void> {
+    return Promise.resolve()
+      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.parameters))
+      .then(p.resolve, p.reject);
+  }
+
+  async unload(): Promise<void> {
+    for (const p of this.#queue.drain()) p.reject(errors.modelNotReady(this.#opts.modelName, 'the model is unloading'));
+    await this.#inner.unload();
+  }
+
+  onFailure(listener: (err: Error) => void): void {
+    this.#inner.onFailure(listener);
+  }
+}
