@@ -36,5 +36,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     process.stderr.write(`kserve-ts: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
+    // A cluster worker's IPC channel would keep it running after the failure.
+    if (process.connected) process.disconnect();
   },
 );

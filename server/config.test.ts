@@ -38,6 +38,13 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(argv, {}).config).toMatchObject(expected);
   });
 
+  it('divides operator threads among worker processes', () => {
+    const cpus = usableCpus();
+    expect(parseServeArgs(['--workers', '2'], {}).config.intraOpThreads).toBe(Math.max(1, Math.floor(cpus / 2)));
+    expect(parseServeArgs(['--workers', '64'], {}).config.intraOpThreads).toBe(1);
+    expect(parseServeArgs(['--workers', '2', '--intra_op_threads', '3'], {}).config.intraOpThreads).toBe(3);
+  });
+
   it('reads KSERVE_LOGLEVEL when --log_level is absent', () => {
     expect(parseServeArgs([], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('debug');
     expect(parseServeArgs(['--log_level', 'error'], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('error');
@@ -59,12 +66,11 @@ describe('parseServeArgs', () => {
 
   it('warns about unknown flags and accepted-but-inert KServe flags, never failing', () => {
     const { config, warnings } = parseServeArgs(['--typo_flag', '3', '--max_threads', '8', '--workers', '2', 'stray'], {});
-    expect(config.workers).toBe(1);
+    expect(config.workers).toBe(2);
     expect(warnings).toEqual([
       'unknown flag --typo_flag ignored',
       '--max_threads is accepted for KServe compatibility and has no effect',
       "ignoring unexpected argument 'stray'",
-      '--workers 2: only one worker process is supported yet; running 1',
     ]);
   });
 });

@@ -47,7 +47,7 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ['grpc_port', { key: 'grpcPort', kind: 'int', dflt: '8081', help: 'gRPC port' }],
   ['enable_grpc', { key: 'enableGrpc', kind: 'bool', dflt: 'true', help: 'serve the V2 gRPC protocol' }],
   ['enable_docs_url', { key: 'enableDocsUrl', kind: 'bool', dflt: 'false', help: 'serve Swagger UI at /docs' }],
-  ['workers', { key: 'workers', kind: 'int', dflt: '1', help: 'server processes (reserved: only 1 is supported yet)' }],
+  ['workers', { key: 'workers', kind: 'int', dflt: '1', help: 'server processes sharing the ports; operator threads are divided among them' }],
   ['model_name', { key: 'modelName', kind: 'string', dflt: 'model', help: 'name of the model in --model_dir' }],
   ['model_dir', { key: 'modelDir', kind: 'string', dflt: '', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' }],
   ['model_repository', { key: 'modelRepository', kind: 'string', dflt: '', help: 'folder with one sub-folder per model (Triton layout)' }],
@@ -180,7 +180,6 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   }
   const workers = int('workers');
   if (workers < 1) throw new ConfigError('--workers must be at least 1');
-  if (workers > 1) warnings.push(`--workers ${workers}: only one worker process is supported yet; running 1`);
   const providers = get('execution_providers').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   for (const p of providers) {
     if (!['cpu', 'cuda'].includes(p)) throw new ConfigError(`--execution_providers: unknown provider '${p}' (cpu, cuda)`);
@@ -192,7 +191,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     grpcPort: port('grpc_port'),
     enableGrpc: parseBool('enable_grpc', get('enable_grpc')),
     enableDocsUrl: parseBool('enable_docs_url', get('enable_docs_url')),
-    workers: 1,
+    workers,
     modelName: get('model_name'),
     modelDir,
     modelRepository,
@@ -201,7 +200,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     grpcMaxSendMessageLength: grpcLimit('grpc_max_send_message_length'),
     grpcMaxReceiveMessageLength: grpcLimit('grpc_max_receive_message_length'),
     executionProviders: providers.length > 0 ? providers : ['cpu'],
-    intraOpThreads: intra === 0 ? usableCpus() : intra,
+    // Divided among worker processes so that N workers do not oversubscribe the CPUs.
+    intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
     interOpThreads: Math.max(1, int('inter_op_threads')),
     gracePeriodSeconds: int('grace_period_seconds'),
   };

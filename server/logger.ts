@@ -2,5 +2,5 @@
 import { pino, type Logger } from 'pino';
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'kserve-ts' }, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({ level, base: { service: 'kserve-ts', pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
 }

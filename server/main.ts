@@ -3,9 +3,15 @@
  * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
  * requested (the anchor's NoModelReady), 2 for invalid flags.
  */
+import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { createLogger } from './logger.js';
 import { createServer } from './server.js';
+
+/** The IPC channel to the primary would keep a worker alive after it has finished. */
+function leaveCluster(): void {
+  if (isClusterWorker() && process.connected) process.disconnect();
+}
 
 export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let parsed;
@@ -26,7 +32,16 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
   const logger = createLogger(config.logLevel);
   for (const w of parsed.warnings) logger.warn(w);
 
-  const server = await createServer(config, logger);
+  if (config.workers > 1 && !isClusterWorker()) return runPrimary(config.workers, logger);
+
+  // In a worker, /metrics answers for every worker: the renderer asks the primary.
+  let clusterRender: (() => Promise<string>) | undefined;
+  const server = await createServer(
+    config,
+    logger,
+    isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {},
+  );
+  if (isClusterWorker()) clusterRender = workerMetrics(server.metrics.registry);
   await server.http.listen({ host: config.httpHost, port: config.httpPort });
   logger.info({ port: config.httpPort, host: config.httpHost }, 'REST server listening');
   if (server.grpc !== undefined) {
@@ -52,6 +67,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     logger.fatal({ detail }, 'NoModelReady: no model could be loaded');
     process.stderr.write(`kserve-ts serve: no model is ready (${detail})\n`);
     await server.close();
+    leaveCluster();
     return 1;
   };
   try {
@@ -66,7 +82,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     return noModel(causes.length > 0 ? causes.join('; ') : `no model folders in ${config.modelRepository ?? config.modelDir}`);
   }
   logger.info({ models: names, ready: server.dataplane.ready() }, 'server started');
+  if (isClusterWorker()) announceStarted();
   await stopped;
   logger.info('shutdown complete');
+  leaveCluster();
   return exitCode;
 }

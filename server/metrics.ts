@@ -16,7 +16,14 @@ export class Metrics {
   readonly #batchSize: Histogram<'model_name'>;
   readonly #batchQueue: Histogram<'model_name'>;
 
-  constructor(opts: { defaultMetrics: boolean } = { defaultMetrics: true }) {
+  readonly #render: (() => Promise<string>) | undefined;
+
+  /**
+   * `render` replaces the exposition of this registry alone, e.g. with the aggregate of
+   * every worker process (server/cluster.ts); the registry still records this process.
+   */
+  constructor(opts: { defaultMetrics: boolean; render?: () => Promise<string> } = { defaultMetrics: true }) {
+    this.#render = opts.render;
     const hist = (stage: Stage, help: string) =>
       new Histogram({
         name: `request_${stage}_seconds`,
@@ -91,6 +98,7 @@ export class Metrics {
   }
 
   render(): Promise<string> {
+    if (this.#render !== undefined) return this.#render();
     return this.registry.metrics();
   }
 }

@@ -43,9 +43,12 @@ function sourceFor(config: ServerConfig): ModelSource | undefined {
 export async function createServer(
   config: ServerConfig,
   logger: Logger,
-  opts: { backends?: BackendRegistry; defaultMetrics?: boolean } = {},
+  opts: { backends?: BackendRegistry; defaultMetrics?: boolean; renderMetrics?: () => Promise<string> } = {},
 ): Promise<ModelServer> {
-  const metrics = new Metrics({ defaultMetrics: opts.defaultMetrics ?? true });
+  const metrics = new Metrics({
+    defaultMetrics: opts.defaultMetrics ?? true,
+    ...(opts.renderMetrics !== undefined ? { render: opts.renderMetrics } : {}),
+  });
   const source = sourceFor(config) ?? { list: async () => [], locate: async () => undefined };
   const repository = new ModelRepository({
     source,
