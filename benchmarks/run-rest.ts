@@ -9,23 +9,18 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
+import { ROOT, numberArg, stopChild, writeResultsSection } from './harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODEL = path.join(ROOT, 'test/fixtures/models/mlp_64x8.onnx');
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const SECONDS = arg('seconds', 10);
-const CONNECTIONS = arg('connections', 32);
+const SECONDS = numberArg('seconds', 10);
+const CONNECTIONS = numberArg('connections', 32);
 
 /**
  * On a machine with taskset and at least two CPUs, servers run on CPU 1 and this process
@@ -54,12 +49,6 @@ function startChild(cmd: string[], portOf: (line: string) => number | undefined)
     });
     child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited with ${code}`)));
   });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 async function inProcessCeiling(seconds: number): Promise<LoadResult> {
@@ -152,8 +141,8 @@ async function main(): Promise<void> {
     }),
   );
   results.push(await runLoad({ name: 'V2 health/ready GET (server, no model)', url: `${base}/v2/health/ready`, ...common }));
-  await stop(server.child);
-  await stop(hello.child);
+  await stopChild(server.child);
+  await stopChild(hello.child);
   results.push(await inProcessCeiling(Math.min(SECONDS, 5)));
   rmSync(repo, { recursive: true, force: true });
 
@@ -164,16 +153,7 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${out}\n`);
 
-  if (process.argv.includes('--write')) {
-    const file = path.join(ROOT, 'benchmarks/RESULTS.md');
-    const begin = '<!-- rest:begin -->';
-    const finish = '<!-- rest:end -->';
-    const text = readFileSync(file, 'utf8');
-    const a = text.indexOf(begin);
-    const b = text.indexOf(finish);
-    if (a < 0 || b < 0) throw new Error('RESULTS.md lacks the rest markers');
-    writeFileSync(file, `${text.slice(0, a + begin.length)}\n${out}\n${text.slice(b)}`);
-  }
+  if (process.argv.includes('--write')) writeResultsSection('rest', out);
 }
 
 await main();

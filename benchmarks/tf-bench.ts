@@ -13,20 +13,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { nativeStatus } from '../server/backends/tensorflow/tf-backend.js';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
+import { ROOT, numberArg, stopChild } from './harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = path.join(ROOT, 'test/fixtures/tf');
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const SECONDS = arg('seconds', 5);
-const CONNECTIONS = arg('connections', 8);
+const SECONDS = numberArg('seconds', 5);
+const CONNECTIONS = numberArg('connections', 8);
 
 async function startServer(repo: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
@@ -79,7 +74,7 @@ async function main(): Promise<void> {
       results.push({ path: m.label, ...(await runLoad({ name: 'V1 predict (TF Serving row)', url: `${base}/v1/models/${m.name}:predict`, body: v1, ...common })) });
     }
   } finally {
-    server.child.kill('SIGTERM');
+    await stopChild(server.child);
     rmSync(repo, { recursive: true, force: true });
   }
   console.log(`\n${machineLine()}; ${SECONDS}s per row, ${CONNECTIONS} connections, batch 1\n`);

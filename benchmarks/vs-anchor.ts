@@ -10,17 +10,15 @@
  * `--write` replaces the anchor section of benchmarks/RESULTS.md with this run's tables.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
+import { ROOT, numberArg, stopChild, writeResultsSection } from './harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODEL = path.join(ROOT, 'test/fixtures/models/mlp_64x8.onnx');
-const secondsArg = process.argv.indexOf('--seconds');
-const SECONDS = secondsArg >= 0 ? Number(process.argv[secondsArg + 1]) : 5;
+const SECONDS = numberArg('seconds', 5);
 const SWEEP = [1, 8, 32, 128];
 
 const PINNED = cpus().length >= 2 && spawnSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
@@ -68,14 +66,6 @@ async function start(name: string, cmd: string[], port: number): Promise<Server>
   // Let start-up garbage settle before reading memory.
   await new Promise((res) => setTimeout(res, 1000));
   return { name, child, base, coldStartMs, rssMiB: treeRssMiB(child.pid as number) };
-}
-
-async function stop(s: Server): Promise<void> {
-  const exited = new Promise((r) => s.child.once('exit', r));
-  s.child.kill('SIGTERM');
-  const timer = setTimeout(() => s.child.kill('SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function freePort(): Promise<number> {
@@ -143,7 +133,7 @@ async function main(): Promise<void> {
     try {
       results.push({ server, loads: await measure(server) });
     } finally {
-      await stop(server);
+      await stopChild(server.child);
     }
   }
   rmSync(repo, { recursive: true, force: true });
@@ -169,16 +159,7 @@ async function main(): Promise<void> {
   ];
   const out = lines.join('\n');
   process.stdout.write(`${out}\n`);
-  if (process.argv.includes('--write')) {
-    const file = path.join(ROOT, 'benchmarks/RESULTS.md');
-    const begin = '<!-- anchor:begin -->';
-    const finish = '<!-- anchor:end -->';
-    const text = readFileSync(file, 'utf8');
-    const a = text.indexOf(begin);
-    const b = text.indexOf(finish);
-    if (a < 0 || b < 0) throw new Error('RESULTS.md lacks the anchor markers');
-    writeFileSync(file, `${text.slice(0, a + begin.length)}\n${out}\n${text.slice(b)}`);
-  }
+  if (process.argv.includes('--write')) writeResultsSection('anchor', out);
 }
 
 await main();

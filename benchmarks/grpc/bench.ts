@@ -17,19 +17,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import { grpcClient } from '../../test/grpc/client.js';
 import { machineLine } from '../machine.js';
+import { ROOT, numberArg, stopChild } from '../harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const SECONDS = arg('seconds', 5);
+const SECONDS = numberArg('seconds', 5);
 const WARMUP_SECONDS = 1;
 
 interface Result {
@@ -211,9 +206,7 @@ async function main(): Promise<void> {
   results.push(await measure('gRPC raw, conv_small 1×3×224×224 FP32', 4, imageBytes.byteLength, async () => void (await infer.call(imageMsg))));
 
   infer.close();
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGTERM');
-  await exited;
+  await stopChild(server.child);
   rmSync(repo, { recursive: true, force: true });
 
   process.stdout.write(
