@@ -13,18 +13,7 @@ FAKE_GCS_VERSION=v1.56.1
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 mkdir -p "$cache"
-py="${PYTHON:-python3}"
-pyver="$("$py" -c 'import sys;print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
-
-venv="$cache/moto-venv-py$pyver-moto$MOTO_VERSION"
-# venvs are not relocatable: build in place, mark completion with a stamp file
-if [ ! -f "$venv/.complete" ]; then
-  echo "storage-test-servers: creating $venv" >&2
-  rm -rf "$venv"
-  (cd "$cache" && "$py" -m venv "$venv")
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION" >&2
-  touch "$venv/.complete"
-fi
+venv="$(bash "$(dirname "${BASH_SOURCE[0]}")/cached-venv.sh" moto "moto[server]==$MOTO_VERSION")"
 
 gcsdir="$cache/fake-gcs-server-$FAKE_GCS_VERSION"
 fakegcs=null
