@@ -1,0 +1,131 @@
+/**
+ * InferenceService v1beta1 as far as kserve-ts implements it. Field names follow KServe's
+ * `pkg/apis/serving/v1beta1` so manifests written for KServe apply unchanged; the CRD
+ * schema (controller/crds/) rejects the fields this controller does not implement.
+ */
+import type { V1Container, V1ObjectMeta, V1ResourceRequirements } from '@kubernetes/client-node';
+
+export const ISVC_GROUP = 'serving.kserve.io';
+export const ISVC_VERSION = 'v1beta1';
+export const ISVC_PLURAL = 'inferenceservices';
+export const ISVC_KIND = 'InferenceService';
+
+export type ProtocolVersion = 'v1' | 'v2' | 'grpc-v1' | 'grpc-v2';
+export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = ['v1', 'v2', 'grpc-v1', 'grpc-v2'];
+
+export interface ModelFormat {
+  name: string;
+  version?: string;
+}
+
+export interface StorageSpec {
+  key?: string;
+  path?: string;
+  parameters?: Record<string, string>;
+  serviceAccountName?: string;
+}
+
+/** `predictor.model`: the container fields plus the model's own. */
+export interface ModelSpec extends Partial<V1Container> {
+  modelFormat: ModelFormat;
+  runtime?: string;
+  storageUri?: string;
+  runtimeVersion?: string;
+  protocolVersion?: ProtocolVersion;
+  storage?: StorageSpec;
+}
+
+export type ScaleMetric = 'cpu' | 'memory' | 'concurrency' | 'rps';
+
+/** The fields every component carries (`ComponentExtensionSpec`). */
+export interface ComponentExtensionSpec {
+  minReplicas?: number;
+  maxReplicas?: number;
+  scaleTarget?: number;
+  scaleMetric?: ScaleMetric;
+  containerConcurrency?: number;
+  /** Seconds. */
+  timeout?: number;
+  canaryTrafficPercent?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** The pod fields a component may carry (a subset of PodSpec). */
+export interface ComponentPodSpec {
+  containers?: V1Container[];
+  serviceAccountName?: string;
+  nodeSelector?: Record<string, string>;
+  imagePullSecrets?: { name: string }[];
+  tolerations?: unknown[];
+  affinity?: unknown;
+}
+
+export interface PredictorSpec extends ComponentExtensionSpec, ComponentPodSpec {
+  model?: ModelSpec;
+  /** Legacy framework specs, rewritten into `model` by the defaulter. */
+  onnx?: LegacyFrameworkSpec;
+  tensorflow?: LegacyFrameworkSpec;
+}
+
+export interface LegacyFrameworkSpec extends Partial<V1Container> {
+  storageUri?: string;
+  runtimeVersion?: string;
+  protocolVersion?: ProtocolVersion;
+}
+
+export interface TransformerSpec extends ComponentExtensionSpec, ComponentPodSpec {}
+
+export interface InferenceServiceSpec {
+  predictor: PredictorSpec;
+  transformer?: TransformerSpec;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  severity?: string;
+  lastTransitionTime?: string;
+}
+
+export interface ModelStatus {
+  transitionStatus?: 'UpToDate' | 'InProgress' | 'BlockedByFailedLoad' | 'InvalidSpec';
+  states?: { activeModelState?: string; targetModelState?: string };
+  lastFailureInfo?: { reason?: string; message?: string; exitCode?: number; location?: string; time?: string };
+}
+
+export interface ComponentStatus {
+  url?: string;
+  address?: { url?: string };
+  latestCreatedRevision?: string;
+  latestReadyRevision?: string;
+  latestRolledoutRevision?: string;
+  previousRolledoutRevision?: string;
+  traffic?: unknown[];
+}
+
+export interface InferenceServiceStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  url?: string;
+  address?: { url?: string };
+  components?: Record<string, ComponentStatus>;
+  modelStatus?: ModelStatus;
+  deploymentMode?: string;
+  servingRuntimeName?: string;
+  clusterServingRuntimeName?: string;
+}
+
+export interface InferenceService {
+  apiVersion: string;
+  kind: string;
+  metadata: V1ObjectMeta;
+  spec: InferenceServiceSpec;
+  status?: InferenceServiceStatus;
+}
+
+export type { V1ResourceRequirements };

@@ -1,0 +1,27 @@
+/** `storageInitializer` key: the init container the pod webhook injects. */
+import { parseSection, stringField } from './section.js';
+
+export interface StorageInitializerConfig {
+  image: string;
+  cpuRequest: string;
+  cpuLimit: string;
+  memoryRequest: string;
+  memoryLimit: string;
+  caBundleConfigMapName: string;
+  caBundleVolumeMountPath: string;
+}
+
+const KEY = 'storageInitializer';
+
+export function parseStorageInitializerConfig(raw: string | undefined): StorageInitializerConfig {
+  const s = parseSection(KEY, raw);
+  return {
+    image: stringField(KEY, s, 'image', 'kserve/storage-initializer:latest'),
+    cpuRequest: stringField(KEY, s, 'cpuRequest', '100m'),
+    cpuLimit: stringField(KEY, s, 'cpuLimit', '1'),
+    memoryRequest: stringField(KEY, s, 'memoryRequest', '100Mi'),
+    memoryLimit: stringField(KEY, s, 'memoryLimit', '1Gi'),
+    caBundleConfigMapName: stringField(KEY, s, 'caBundleConfigMapName', ''),
+    caBundleVolumeMountPath: stringField(KEY, s, 'caBundleVolumeMountPath', '/etc/ssl/custom-certs'),
+  };
+}
