@@ -1,0 +1,102 @@
+/**
+ * The `inferenceservice-config` ConfigMap, parsed once per version of the ConfigMap into
+ * one typed value that reconcilers and webhooks receive. Keys are KServe's; each holds a
+ * JSON document. Missing keys take KServe's shipped defaults, except that an absent
+ * `deploy` key means Knative, as the anchor's code does.
+ */
+import type { DeploymentMode } from '../constants.js';
+import { normalizeDeploymentMode } from '../deployment-mode.js';
+import { type CredentialsConfig, parseCredentialsConfig } from './credentials.js';
+import { ConfigError, objectField, parseSection, stringField, boolField } from './section.js';
+import { type StorageInitializerConfig, parseStorageInitializerConfig } from './storage-initializer.js';
+
+export interface IngressConfig {
+  ingressDomain: string;
+  domainTemplate: string;
+  urlScheme: string;
+}
+
+export interface ResourceDefaults {
+  cpuRequest: string;
+  cpuLimit: string;
+  memoryRequest: string;
+  memoryLimit: string;
+}
+
+export interface AutoscalerConfig {
+  scaleUpStabilizationWindowSeconds: number;
+  scaleDownStabilizationWindowSeconds: number;
+}
+
+export interface InferenceServiceConfig {
+  defaultDeploymentMode: DeploymentMode;
+  ingress: IngressConfig;
+  resources: ResourceDefaults;
+  serviceClusterIPNone: boolean;
+  autoscaler: AutoscalerConfig;
+  storageInitializer: StorageInitializerConfig;
+  credentials: CredentialsConfig;
+}
+
+export function parseInferenceServiceConfig(data: Readonly<Record<string, string>> | undefined): InferenceServiceConfig {
+  const d = data ?? {};
+  return {
+    defaultDeploymentMode: parseDeploy(d.deploy),
+    ingress: parseIngress(d.ingress),
+    resources: parseResources(d.inferenceService),
+    serviceClusterIPNone: boolField('service', parseSection('service', d.service), 'serviceClusterIPNone', false),
+    autoscaler: parseAutoscaler(d.autoscaler),
+    storageInitializer: parseStorageInitializerConfig(d.storageInitializer),
+    credentials: parseCredentialsConfig(d.credentials),
+  };
+}
+
+function parseDeploy(raw: string | undefined): DeploymentMode {
+  const s = parseSection('deploy', raw);
+  const value = stringField('deploy', s, 'defaultDeploymentMode', 'Knative');
+  const mode = normalizeDeploymentMode(value);
+  if (!mode) {
+    throw new ConfigError('deploy', `defaultDeploymentMode '${value}' must be one of Standard, Knative, ModelMesh (or legacy RawDeployment, Serverless)`);
+  }
+  return mode;
+}
+
+function parseIngress(raw: string | undefined): IngressConfig {
+  const s = parseSection('ingress', raw);
+  return {
+    ingressDomain: stringField('ingress', s, 'ingressDomain', 'example.com'),
+    domainTemplate: stringField('ingress', s, 'domainTemplate', '{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}'),
+    urlScheme: stringField('ingress', s, 'urlScheme', 'http'),
+  };
+}
+
+function parseResources(raw: string | undefined): ResourceDefaults {
+  const s = parseSection('inferenceService', raw);
+  const resource = objectField('inferenceService', s, 'resource');
+  const f = (field: string, fallback: string): string => stringField('inferenceService.resource', resource, field, fallback);
+  return {
+    cpuRequest: f('cpuRequest', '1'),
+    cpuLimit: f('cpuLimit', '1'),
+    memoryRequest: f('memoryRequest', '2Gi'),
+    memoryLimit: f('memoryLimit', '2Gi'),
+  };
+}
+
+function parseAutoscaler(raw: string | undefined): AutoscalerConfig {
+  const s = parseSection('autoscaler', raw);
+  const seconds = (field: string, fallback: number): number => {
+    const text = stringField('autoscaler', s, field, String(fallback));
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 0) throw new ConfigError('autoscaler', `'${field}' must be a non-negative integer of seconds`);
+    return n;
+  };
+  return {
+    scaleUpStabilizationWindowSeconds: seconds('scaleUpStabilizationWindowSeconds', 0),
+    scaleDownStabilizationWindowSeconds: seconds('scaleDownStabilizationWindowSeconds', 300),
+  };
+}
+
+/** Renders KServe's `domainTemplate` (Go template fields .Name, .Namespace, .IngressDomain). */
+export function renderDomain(template: string, values: { Name: string; Namespace: string; IngressDomain: string }): string {
+  return template.replace(/\{\{\s*\.(Name|Namespace|IngressDomain)\s*\}\}/g, (_m, key: keyof typeof values) => values[key]);
+}

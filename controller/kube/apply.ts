@@ -1,0 +1,35 @@
+/**
+ * Server-side apply of desired objects: idempotent (same input → no change, no new
+ * resourceVersion) and conflict-free with other writers of fields we do not declare,
+ * e.g. the HPA's writes to a Deployment's replicas.
+ */
+import { type KubernetesObject, type KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { FIELD_MANAGER } from '../constants.js';
+import { isNotFound } from './api-errors.js';
+
+export async function applyObject<T extends KubernetesObject>(objects: KubernetesObjectApi, desired: T): Promise<T> {
+  // force: this controller owns the fields it declares, as controller-runtime's
+  // client.Apply with ForceOwnership does.
+  return objects.patch(desired, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+}
+
+/** Deletes an object if it exists; returns whether one was deleted. */
+export async function deleteIfExists(objects: KubernetesObjectApi, ref: KubernetesObject): Promise<boolean> {
+  try {
+    await objects.delete(ref);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** Reads an object, or undefined when it does not exist. */
+export async function readIfExists<T extends KubernetesObject>(objects: KubernetesObjectApi, ref: KubernetesObject): Promise<T | undefined> {
+  try {
+    return (await objects.read(ref as never)) as T;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Reconciles one InferenceService: resolve the deployment mode, select the runtime,
+ * server-side apply the component objects (owned by the ISVC so deletion cascades), and
+ * write status from what the cluster reports. Idempotent: running it twice with nothing
+ * changed writes nothing. Throwing means "retry with backoff" (the work queue does it);
+ * spec errors are reported in status and not retried until something changes.
+ */
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  ISVC_GROUP,
+  ISVC_PLURAL,
+  ISVC_VERSION,
+  type ComponentStatus,
+  type Condition,
+  type InferenceService,
+  type InferenceServiceStatus,
+} from '../api/inference-service.js';
+import { modelSpecOf } from '../api/model-spec.js';
+import type { ServingRuntime } from '../api/serving-runtime.js';
+import { type InferenceServiceConfig, renderDomain } from '../config/inferenceservice-config.js';
+import { LABEL_COMPONENT, LABEL_ISVC, type DeploymentMode } from '../constants.js';
+import { resolveDeploymentMode } from '../deployment-mode.js';
+import { isNotFound } from '../kube/api-errors.js';
+import { applyObject, deleteIfExists } from '../kube/apply.js';
+import type { KubeClients } from '../kube/clients.js';
+import { selectRuntime } from '../runtime-selection.js';
+import type { ComponentPlan, ComponentType } from './component-plan.js';
+import { type KnativeService, desiredKnativeService } from './knative/knative-service.js';
+import { planCustomPredictor, planRuntimePredictor } from './predictor-plan.js';
+import { desiredDeployment } from './standard/deployment.js';
+import { decideScaling } from './standard/hpa.js';
+import { desiredService } from './standard/service.js';
+import { INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, mergeConditions } from './status/conditions.js';
+import { readinessFromDeployment } from './status/deployment-status.js';
+import { componentStatusFromKnative, readinessFromKnative } from './status/knative-status.js';
+import { modelStatusFromPods } from './status/model-status.js';
+import { planTransformer } from './transformer-plan.js';
+
+export interface RuntimeLister {
+  namespaced(namespace: string): readonly ServingRuntime[];
+  cluster(): readonly ServingRuntime[];
+}
+
+export interface ReconcilerDeps {
+  readonly clients: KubeClients;
+  /** The current parsed ConfigMap; throws a ConfigError when it is invalid. */
+  readonly config: () => InferenceServiceConfig;
+  readonly runtimes: RuntimeLister;
+  /** Whether the Knative Service CRD is served (cached by the caller). */
+  readonly knativeInstalled: () => Promise<boolean>;
+  readonly logger: Logger;
+}
+
+interface ComponentOutcome {
+  readonly ready: Condition;
+  readonly status: ComponentStatus;
+}
+
+const KNATIVE_MISSING =
+  'the Knative Serving CRD (services.serving.knative.dev) is not installed: install Knative Serving or set the annotation serving.kserve.io/deploymentMode: Standard';
+
+export class InferenceServiceReconciler {
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  async reconcile(namespace: string, name: string): Promise<void> {
+    const isvc = await this.read(namespace, name);
+    if (!isvc || isvc.metadata.deletionTimestamp) return;
+    const config = this.deps.config();
+    const mode = resolveDeploymentMode(isvc, config.defaultDeploymentMode);
+    const status: InferenceServiceStatus = { ...isvc.status, deploymentMode: mode, observedGeneration: isvc.metadata.generation ?? 0 };
+    const conditions: Condition[] = [];
+
+    if (mode === 'ModelMesh') {
+      conditions.push(condition(PREDICTOR_READY, 'False', 'ModelMeshNotSupported', 'ModelMesh deployment mode is not supported by kserve-ts'));
+      return this.writeStatus(isvc, status, conditions);
+    }
+    const predictor = this.planPredictor(isvc, config, status);
+    if (!predictor.ok) {
+      conditions.push(condition(PREDICTOR_READY, 'False', predictor.reason, predictor.message));
+      return this.writeStatus(isvc, status, conditions);
+    }
+    if (mode === 'Knative' && !(await this.deps.knativeInstalled())) {
+      conditions.push(condition(PREDICTOR_READY, 'False', 'KnativeNotInstalled', KNATIVE_MISSING));
+      return this.writeStatus(isvc, status, conditions);
+    }
+    const transformer = planTransformer(isvc, config);
+    const plans = transformer ? [predictor.plan, transformer] : [predictor.plan];
+    const outcomes = new Map<ComponentType, ComponentOutcome>();
+    // Predictor first: a transformer is useless before its predictor exists.
+    for (const plan of plans) {
+      outcomes.set(plan.component, mode === 'Standard' ? await this.applyStandard(isvc, plan, config) : await this.applyKnative(isvc, plan, status));
+    }
+    const predictorOutcome = outcomes.get('predictor')!;
+    conditions.push(predictorOutcome.ready);
+    const transformerOutcome = outcomes.get('transformer');
+    if (transformerOutcome) conditions.push({ ...transformerOutcome.ready, type: TRANSFORMER_READY });
+    status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
+    const pods = await this.componentPods(isvc, 'predictor');
+    status.modelStatus = modelStatusFromPods(pods, predictorOutcome.ready.status === 'True');
+    this.setAddresses(isvc, mode, config, status, transformer !== undefined);
+    conditions.push(status.url ? condition(INGRESS_READY, 'True') : condition(INGRESS_READY, 'Unknown', 'IngressNotConfigured', 'waiting for the component URL'));
+    return this.writeStatus(isvc, status, conditions);
+  }
+
+  private async read(namespace: string, name: string): Promise<InferenceService | undefined> {
+    try {
+      return (await this.deps.clients.custom.getNamespacedCustomObject({
+        group: ISVC_GROUP,
+        version: ISVC_VERSION,
+        namespace,
+        plural: ISVC_PLURAL,
+        name,
+      })) as InferenceService;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private planPredictor(
+    isvc: InferenceService,
+    config: InferenceServiceConfig,
+    status: InferenceServiceStatus,
+  ): { ok: true; plan: ComponentPlan } | { ok: false; reason: string; message: string } {
+    const model = modelSpecOf(isvc.spec.predictor);
+    if (!model) {
+      if (isvc.spec.predictor.containers?.length) {
+        delete status.servingRuntimeName;
+        delete status.clusterServingRuntimeName;
+        return { ok: true, plan: planCustomPredictor(isvc, config) };
+      }
+      return this.invalid(status, 'InvalidPredictorSpec', 'predictor needs a model, a legacy framework spec or containers');
+    }
+    const ns = isvc.metadata.namespace!;
+    const selection = selectRuntime(model, { namespaced: this.deps.runtimes.namespaced(ns), cluster: this.deps.runtimes.cluster() });
+    if (!selection.ok) return this.invalid(status, selection.reason, selection.message);
+    if (selection.scope === 'namespace') {
+      status.servingRuntimeName = selection.runtime.metadata.name!;
+      delete status.clusterServingRuntimeName;
+    } else {
+      status.clusterServingRuntimeName = selection.runtime.metadata.name!;
+      delete status.servingRuntimeName;
+    }
+    const resolved = { ...model, runtime: selection.runtime.metadata.name!, protocolVersion: selection.protocolVersion };
+    return { ok: true, plan: planRuntimePredictor(isvc, resolved, selection.runtime, config) };
+  }
+
+  private invalid(status: InferenceServiceStatus, reason: string, message: string): { ok: false; reason: string; message: string } {
+    status.modelStatus = {
+      transitionStatus: 'InvalidSpec',
+      states: { activeModelState: '', targetModelState: 'FailedToLoad' },
+      lastFailureInfo: { reason, message },
+    };
+    delete status.servingRuntimeName;
+    delete status.clusterServingRuntimeName;
+    return { ok: false, reason, message };
+  }
+
+  private async applyStandard(isvc: InferenceService, plan: ComponentPlan, config: InferenceServiceConfig): Promise<ComponentOutcome> {
+    const { objects } = this.deps.clients;
+    const scaling = decideScaling(isvc, plan, config.autoscaler);
+    // KServe's order: Service, then Deployment, then the autoscaler.
+    await applyObject(objects, desiredService(isvc, plan, config.serviceClusterIPNone));
+    const deployment = await applyObject<V1Deployment>(objects, desiredDeployment(isvc, plan, scaling.replicas));
+    if (scaling.hpa) await applyObject(objects, scaling.hpa);
+    else await deleteIfExists(objects, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: plan.name, namespace: isvc.metadata.namespace! } });
+    const ns = isvc.metadata.namespace!;
+    return {
+      ready: readinessFromDeployment(PREDICTOR_READY, deployment),
+      status: { address: { url: `http://${plan.name}.${ns}.svc.cluster.local` } },
+    };
+  }
+
+  private async applyKnative(isvc: InferenceService, plan: ComponentPlan, status: InferenceServiceStatus): Promise<ComponentOutcome> {
+    const previous = status.components?.[plan.component];
+    const ksvc = await applyObject<KnativeService>(this.deps.clients.objects, desiredKnativeService(isvc, plan, previous));
+    return { ready: readinessFromKnative(PREDICTOR_READY, ksvc), status: componentStatusFromKnative(ksvc, previous) };
+  }
+
+  private async componentPods(isvc: InferenceService, component: ComponentType): Promise<V1Pod[]> {
+    const list = await this.deps.clients.core.listNamespacedPod({
+      namespace: isvc.metadata.namespace!,
+      labelSelector: `${LABEL_ISVC}=${isvc.metadata.name},${LABEL_COMPONENT}=${component}`,
+    });
+    return list.items;
+  }
+
+  /** KServe's URL rules: Standard from the domain template; Knative from the ksvc URL minus `-predictor`. */
+  private setAddresses(isvc: InferenceService, mode: DeploymentMode, config: InferenceServiceConfig, status: InferenceServiceStatus, hasTransformer: boolean): void {
+    const name = isvc.metadata.name!;
+    const ns = isvc.metadata.namespace!;
+    const entry: ComponentType = hasTransformer ? 'transformer' : 'predictor';
+    if (mode === 'Standard') {
+      const host = renderDomain(config.ingress.domainTemplate, { Name: name, Namespace: ns, IngressDomain: config.ingress.ingressDomain });
+      status.url = `${config.ingress.urlScheme}://${host}`;
+      status.address = { url: `http://${name}-${entry}.${ns}.svc.cluster.local` };
+      return;
+    }
+    const componentUrl = status.components?.[entry]?.url;
+    if (!componentUrl) {
+      delete status.url;
+      return;
+    }
+    const u = new URL(componentUrl);
+    u.hostname = u.hostname.replace(`${name}-${entry}.`, `${name}.`);
+    status.url = u.toString().replace(/\/$/, '');
+    status.address = { url: `http://${name}.${ns}.svc.cluster.local` };
+  }
+
+  private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[]): Promise<void> {
+    const ready = aggregateReady(dependents);
+    status.conditions = mergeConditions(isvc.status?.conditions, [...dependents, ready], new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+    if (JSON.stringify(sortKeys(status)) === JSON.stringify(sortKeys(isvc.status ?? {}))) return;
+    // replace carries the resourceVersion we read: a concurrent change makes this a 409,
+    // which the work queue retries against the fresh object.
+    await this.deps.clients.custom.replaceNamespacedCustomObjectStatus({
+      group: ISVC_GROUP,
+      version: ISVC_VERSION,
+      namespace: isvc.metadata.namespace!,
+      plural: ISVC_PLURAL,
+      name: isvc.metadata.name!,
+      body: { ...isvc, status },
+    });
+    this.deps.logger.info(
+      { isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, ready: ready.status, reason: ready.reason },
+      'status updated',
+    );
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)]));
+  }
+  return value;
+}

@@ -1,0 +1,54 @@
+/**
+ * Standard mode autoscaling (KServe's HPA reconciler): autoscaling/v2 HPA on CPU 80%
+ * unless `scaleMetric`/`scaleTarget` say otherwise; min = max(minReplicas, 1),
+ * max = max(maxReplicas, min), as KServe (which therefore makes a 1..1 HPA for an ISVC
+ * that sets neither). No HPA when the ISVC pins the count (maxReplicas set and equal to
+ * min) or the autoscaler class is `none`/`external`; then the Deployment carries it.
+ */
+import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { InferenceService } from '../../api/inference-service.js';
+import type { AutoscalerConfig } from '../../config/inferenceservice-config.js';
+import { ANN_AUTOSCALER_CLASS, DEFAULT_CPU_UTILIZATION } from '../../constants.js';
+import type { ComponentPlan } from '../component-plan.js';
+import { ownerReference } from '../owner.js';
+
+export interface ScalingDecision {
+  /** The HPA to apply, or undefined when the Deployment's replicas are fixed. */
+  readonly hpa: V2HorizontalPodAutoscaler | undefined;
+  /** Replicas to declare on the Deployment (only when there is no HPA). */
+  readonly replicas: number | undefined;
+}
+
+export function decideScaling(isvc: InferenceService, plan: ComponentPlan, autoscaler: AutoscalerConfig): ScalingDecision {
+  const s = plan.scaling;
+  const min = Math.max(s.minReplicas ?? 1, 1);
+  const max = Math.max(s.maxReplicas ?? 0, min);
+  const cls = isvc.metadata.annotations?.[ANN_AUTOSCALER_CLASS] ?? 'hpa';
+  if (cls === 'none') return { hpa: undefined, replicas: s.minReplicas ?? 1 };
+  if (cls === 'external') return { hpa: undefined, replicas: undefined };
+  if (s.maxReplicas !== undefined && s.maxReplicas > 0 && min === max) return { hpa: undefined, replicas: min };
+  const metric = s.scaleMetric === 'memory' ? 'memory' : 'cpu';
+  const target = s.scaleTarget ?? DEFAULT_CPU_UTILIZATION;
+  const hpa: V2HorizontalPodAutoscaler = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: {
+      name: plan.name,
+      namespace: isvc.metadata.namespace!,
+      labels: plan.labels as Record<string, string>,
+      annotations: plan.annotations as Record<string, string>,
+      ownerReferences: [ownerReference(isvc)],
+    },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: plan.name },
+      minReplicas: min,
+      maxReplicas: max,
+      metrics: [{ type: 'Resource', resource: { name: metric, target: { type: 'Utilization', averageUtilization: target } } }],
+      behavior: {
+        scaleUp: { stabilizationWindowSeconds: autoscaler.scaleUpStabilizationWindowSeconds },
+        scaleDown: { stabilizationWindowSeconds: autoscaler.scaleDownStabilizationWindowSeconds },
+      },
+    },
+  };
+  return { hpa, replicas: undefined };
+}

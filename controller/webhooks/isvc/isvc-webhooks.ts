@@ -1,0 +1,36 @@
+/**
+ * `/mutate-serving-kserve-io-v1beta1-inferenceservice` and
+ * `/validate-serving-kserve-io-v1beta1-inferenceservice` (CREATE, UPDATE).
+ */
+import type { InferenceService } from '../../api/inference-service.js';
+import { type AdmissionRequest, allow, deny, requestObject, type Verdict } from '../admission.js';
+import { diff } from '../json-patch.js';
+import type { GetWebhookConfig } from '../webhook-config.js';
+import { defaultInferenceService } from './defaulter.js';
+import { validateInferenceService } from './validator.js';
+
+export type AdmissionHandler = (request: AdmissionRequest) => Promise<Verdict>;
+
+export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
+  return async (request) => {
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+    const original = requestObject<InferenceService>(request);
+    const isvc = structuredClone(original);
+    defaultInferenceService(isvc, (await getConfig()).defaultDeploymentMode);
+    return allow(diff(original, isvc));
+  };
+}
+
+export function isvcValidatingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
+  return async (request) => {
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+    const isvc = requestObject<InferenceService>(request);
+    // Never block the updates that finish a deletion (finalizer removal).
+    if (request.operation === 'UPDATE' && isvc.metadata?.deletionTimestamp) return allow();
+    const old = request.operation === 'UPDATE' ? requestObject<InferenceService>(request, 'oldObject') : undefined;
+    const problems = validateInferenceService(isvc, (await getConfig()).defaultDeploymentMode, old);
+    if (problems.length === 0) return allow();
+    const name = isvc.metadata?.name ?? request.name ?? '';
+    return deny(403, `InferenceService '${name}' is invalid: ${problems.join('; ')}`);
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Storage URIs kserve-ts can serve (project decision 3): `s3://`, `gs://`, `pvc://`,
+ * `file://` and local paths, `http(s)://`. KServe's controller lists more schemes (hdfs,
+ * azure, hf, oci, ...); here they are rejected at admission instead of failing in the
+ * storage initializer later.
+ */
+
+export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = ['s3', 'gs', 'pvc', 'file', 'http', 'https'];
+
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
+
+/** Why `uri` (found at `field`) cannot be served, or undefined when it can. */
+export function storageUriProblem(field: string, uri: string): string | undefined {
+  if (uri.trim() === '') return `${field} must not be empty`;
+  const scheme = SCHEME.exec(uri)?.[1];
+  if (scheme === undefined) return undefined; // a local path
+  if (!SUPPORTED_STORAGE_SCHEMES.includes(scheme.toLowerCase())) {
+    const supported = SUPPORTED_STORAGE_SCHEMES.map((s) => `${s}://`).join(', ');
+    return `${field}: unsupported storage URI scheme '${scheme}://' in '${uri}' (supported: ${supported} and local paths)`;
+  }
+  if (scheme.toLowerCase() === 'pvc' && /^pvc:\/\/(\/|$)/i.test(uri)) {
+    return `${field}: '${uri}' names no claim; expected pvc://<claim-name>[/<path>]`;
+  }
+  return undefined;
+}

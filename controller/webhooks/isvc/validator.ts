@@ -1,0 +1,217 @@
+/**
+ * InferenceService validation (KServe `inference_service_validation.go` and `component.go`),
+ * narrowed to what kserve-ts serves. Every problem is reported, not only the first, each
+ * naming its field. Runs after the defaulter, so legacy specs have become `model` and legacy
+ * mode names are normalized.
+ *
+ * Differences from KServe, on purpose: storage URI schemes are checked here (KServe checks
+ * them in the controller); ModelMesh, and canaryTrafficPercent in Standard mode, are
+ * rejected (kserve-ts has neither); the name must leave room for the component suffix; the
+ * HPA target rule is 1-100 for cpu only (KServe's operator precedence also caps memory at
+ * 100 MiB); deploymentMode is also immutable against the old annotation before the
+ * controller has recorded the mode in status.
+ */
+import type { ComponentExtensionSpec, InferenceService, PredictorSpec } from '../../api/inference-service.js';
+import {
+  ANN_AUTOSCALER_CLASS,
+  ANN_DEPLOYMENT_MODE,
+  ANN_KNATIVE_AUTOSCALING_CLASS,
+  type DeploymentMode,
+  KSERVE_CONTAINER,
+} from '../../constants.js';
+import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
+import { storageUriProblem } from './storage-uri.js';
+
+export const ISVC_NAME_FORMAT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const ISVC_NAME = new RegExp(`^${ISVC_NAME_FORMAT}$`);
+const DNS_LABEL_MAX = 63;
+/** Knative names the first revision `{ksvc}-00001`. */
+const KNATIVE_REVISION_SUFFIX = '-00001';
+
+export const AUTOSCALER_CLASSES: readonly string[] = ['hpa', 'external', 'keda', 'none'];
+const HPA_METRICS: readonly string[] = ['cpu', 'memory'];
+const KPA_METRICS: readonly string[] = ['concurrency', 'rps'];
+const KNATIVE_HPA_CLASS = 'hpa.autoscaling.knative.dev';
+const SUPPORTED_MODES: readonly DeploymentMode[] = ['Standard', 'Knative'];
+const STORAGE_SPEC_TYPES: readonly string[] = ['s3'];
+
+/** All problems with `isvc` (empty when valid). `old` is the stored object on UPDATE. */
+export function validateInferenceService(isvc: InferenceService, defaultDeploymentMode: DeploymentMode, old?: InferenceService): string[] {
+  const problems: string[] = [];
+  const annotations = isvc.metadata?.annotations ?? {};
+  const mode = resolveDeploymentMode({ ...isvc, metadata: isvc.metadata ?? {} }, defaultDeploymentMode);
+
+  validateMode(annotations[ANN_DEPLOYMENT_MODE], problems);
+  if (old) validateModeUnchanged(isvc, old, problems);
+  validateName(isvc, mode, problems);
+
+  const autoscalerClass = annotations[ANN_AUTOSCALER_CLASS];
+  if (autoscalerClass !== undefined && !AUTOSCALER_CLASSES.includes(autoscalerClass)) {
+    problems.push(`annotation ${ANN_AUTOSCALER_CLASS}: '${autoscalerClass}' is not a supported autoscaler class (supported: ${AUTOSCALER_CLASSES.join(', ')})`);
+  }
+
+  const predictor = isvc.spec?.predictor;
+  if (!predictor) {
+    problems.push('spec.predictor is required');
+    return problems;
+  }
+  validatePredictor(predictor, problems);
+  validateComponent('spec.predictor', predictor, mode, annotations, problems);
+  if (predictor.canaryTrafficPercent !== undefined) {
+    const p = predictor.canaryTrafficPercent;
+    if (!Number.isInteger(p) || p < 0 || p > 100) problems.push(`spec.predictor.canaryTrafficPercent must be an integer from 0 to 100, got ${p}`);
+    else if (mode !== 'Knative') problems.push(`spec.predictor.canaryTrafficPercent is only supported in Knative mode (this InferenceService is ${mode})`);
+  }
+
+  const transformer = isvc.spec.transformer;
+  if (transformer) {
+    if (!transformer.containers || transformer.containers.length === 0) problems.push('spec.transformer.containers must name at least one container');
+    validateComponent('spec.transformer', transformer, mode, annotations, problems);
+  }
+  return problems;
+}
+
+function validateMode(value: string | undefined, problems: string[]): void {
+  if (value === undefined) return;
+  const mode = normalizeDeploymentMode(value);
+  if (mode === 'ModelMesh') problems.push(`annotation ${ANN_DEPLOYMENT_MODE}: ModelMesh is not supported by kserve-ts (use Standard or Knative)`);
+  else if (!mode) problems.push(`annotation ${ANN_DEPLOYMENT_MODE}: '${value}' is not a deployment mode (use ${SUPPORTED_MODES.join(' or ')})`);
+}
+
+function validateModeUnchanged(isvc: InferenceService, old: InferenceService, problems: string[]): void {
+  const recorded = normalizeDeploymentMode(old.status?.deploymentMode);
+  const raw = isvc.metadata?.annotations?.[ANN_DEPLOYMENT_MODE];
+  const requested = normalizeDeploymentMode(raw);
+  if (recorded) {
+    // The recorded mode wins over a missing annotation, so only a different one is a change.
+    if (raw !== undefined && requested !== recorded) {
+      problems.push(`annotation ${ANN_DEPLOYMENT_MODE}: the deployment mode cannot be changed from '${recorded}' to '${raw}'; delete and recreate the InferenceService`);
+    }
+    return;
+  }
+  const previous = normalizeDeploymentMode(old.metadata?.annotations?.[ANN_DEPLOYMENT_MODE]);
+  if (previous && requested !== previous) {
+    problems.push(`annotation ${ANN_DEPLOYMENT_MODE}: the deployment mode cannot be changed from '${previous}' to '${raw ?? '(removed)'}'; delete and recreate the InferenceService`);
+  }
+}
+
+function validateName(isvc: InferenceService, mode: DeploymentMode, problems: string[]): void {
+  const name = isvc.metadata?.name ?? '';
+  if (!ISVC_NAME.test(name)) {
+    problems.push(
+      `metadata.name '${name}' is invalid: an InferenceService name must consist of lower case alphanumeric characters or '-', start with a letter and end with a letter or digit (e.g. 'my-name' or 'abc-123', regex '${ISVC_NAME_FORMAT}')`,
+    );
+    return;
+  }
+  const suffixes = ['-predictor', ...(isvc.spec?.transformer ? ['-transformer'] : [])].map((s) => (mode === 'Knative' ? s + KNATIVE_REVISION_SUFFIX : s));
+  const longest = suffixes.reduce((a, b) => (b.length > a.length ? b : a));
+  const max = DNS_LABEL_MAX - longest.length;
+  if (name.length > max) {
+    problems.push(`metadata.name '${name}' is too long (${name.length} characters): at most ${max}, so that '<name>${longest}' fits the ${DNS_LABEL_MAX}-character limit of Kubernetes names`);
+  }
+}
+
+function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
+  const count = implementations(predictor);
+  if (count !== 1) {
+    problems.push(`exactly one of predictor.model, predictor.onnx, predictor.tensorflow or predictor.containers must be set (found ${count})`);
+  }
+  const model = predictor.model;
+  if (model) {
+    if (!model.modelFormat?.name) problems.push('spec.predictor.model.modelFormat.name is required');
+    if (model.storageUri !== undefined) pushIf(problems, storageUriProblem('spec.predictor.model.storageUri', model.storageUri));
+    if (model.storage) {
+      if (model.storageUri !== undefined && !model.storageUri.startsWith('s3://')) {
+        problems.push(`spec.predictor.model.storageUri '${model.storageUri}' must be an s3:// URI when spec.predictor.model.storage is set`);
+      }
+      const type = model.storage.parameters?.['type'];
+      if (type !== undefined && !STORAGE_SPEC_TYPES.includes(type)) {
+        problems.push(`spec.predictor.model.storage.parameters.type '${type}' is not supported (supported: ${STORAGE_SPEC_TYPES.join(', ')})`);
+      }
+    }
+  }
+  for (const legacy of ['onnx', 'tensorflow'] as const) {
+    const uri = predictor[legacy]?.storageUri;
+    if (uri !== undefined) pushIf(problems, storageUriProblem(`spec.predictor.${legacy}.storageUri`, uri));
+  }
+  const storageUriEnv = predictor.containers?.find((c) => c.name === KSERVE_CONTAINER)?.env?.find((e) => e.name === 'STORAGE_URI')?.value;
+  if (storageUriEnv) pushIf(problems, storageUriProblem(`spec.predictor.containers[${KSERVE_CONTAINER}].env[STORAGE_URI]`, storageUriEnv));
+}
+
+/**
+ * KServe's count: each framework spec, plus a custom predictor when a container is named
+ * `kserve-container` or, with nothing else set, when there is any container (so
+ * `model` + a `transformer-container` is one implementation).
+ */
+function implementations(p: PredictorSpec): number {
+  let n = [p.model, p.onnx, p.tensorflow].filter((x) => x !== undefined && x !== null).length;
+  const containers = p.containers ?? [];
+  if (containers.some((c) => c.name === KSERVE_CONTAINER)) n += 1;
+  else if (n === 0 && containers.length > 0) n = 1;
+  return n;
+}
+
+function validateComponent(
+  field: string,
+  c: ComponentExtensionSpec,
+  mode: DeploymentMode,
+  annotations: Record<string, string>,
+  problems: string[],
+): void {
+  const min = c.minReplicas;
+  const max = c.maxReplicas;
+  if (min !== undefined && min < 0) problems.push(`${field}.minReplicas cannot be less than 0, got ${min}`);
+  if (max !== undefined && max < 0) problems.push(`${field}.maxReplicas cannot be less than 0, got ${max}`);
+  // maxReplicas 0 means "no limit".
+  if (min !== undefined && max !== undefined && max > 0 && min > max) {
+    problems.push(`${field}.minReplicas (${min}) cannot be greater than maxReplicas (${max})`);
+  }
+  if (c.containerConcurrency !== undefined && c.containerConcurrency < 0) {
+    problems.push(`${field}.containerConcurrency cannot be less than 0, got ${c.containerConcurrency}`);
+  }
+  validateAutoscaling(field, c, mode, annotations, problems);
+}
+
+function validateAutoscaling(
+  field: string,
+  c: ComponentExtensionSpec,
+  mode: DeploymentMode,
+  annotations: Record<string, string>,
+  problems: string[],
+): void {
+  if (mode === 'Standard') {
+    const autoscaler = annotations[ANN_AUTOSCALER_CLASS] ?? 'hpa';
+    if (autoscaler === 'hpa') validateHpa(field, c, 'Standard mode with the hpa autoscaler', problems);
+    else if (autoscaler === 'keda' && c.scaleMetric !== undefined) problems.push(`${field}.scaleMetric is not supported with the keda autoscaler`);
+    return;
+  }
+  if (annotations[ANN_KNATIVE_AUTOSCALING_CLASS] === KNATIVE_HPA_CLASS) {
+    validateHpa(field, c, `Knative mode with ${ANN_KNATIVE_AUTOSCALING_CLASS}: ${KNATIVE_HPA_CLASS}`, problems);
+    return;
+  }
+  const metric = c.scaleMetric ?? 'concurrency';
+  if (!KPA_METRICS.includes(metric)) {
+    problems.push(`${field}.scaleMetric '${metric}' is not supported in ${mode} mode (supported: ${KPA_METRICS.join(', ')}; cpu and memory need Standard mode)`);
+  } else if (metric === 'rps' && c.scaleTarget !== undefined && c.scaleTarget < 1) {
+    problems.push(`${field}.scaleTarget for rps must be at least 1, got ${c.scaleTarget}`);
+  }
+}
+
+function validateHpa(field: string, c: ComponentExtensionSpec, where: string, problems: string[]): void {
+  const metric = c.scaleMetric ?? 'cpu';
+  if (!HPA_METRICS.includes(metric)) {
+    problems.push(`${field}.scaleMetric '${metric}' is not supported in ${where} (supported: ${HPA_METRICS.join(', ')}; concurrency and rps need Knative mode)`);
+    return;
+  }
+  const target = c.scaleTarget;
+  if (target === undefined) return;
+  if (metric === 'cpu' && (!Number.isInteger(target) || target < 1 || target > 100)) {
+    problems.push(`${field}.scaleTarget: the cpu target utilization percentage must be an integer from 1 to 100, got ${target}`);
+  } else if (metric === 'memory' && target < 1) {
+    problems.push(`${field}.scaleTarget: the memory target must be at least 1 (MiB), got ${target}`);
+  }
+}
+
+function pushIf(problems: string[], problem: string | undefined): void {
+  if (problem) problems.push(problem);
+}

@@ -1,0 +1,28 @@
+/**
+ * The pod mutator chain (KServe `pkg/webhook/admission/pod/mutator.go`): mutators run in
+ * order on a copy of the pod, and the answer is the JSON patch from the original to the
+ * result, so no mutator writes patch operations itself.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { LABEL_ISVC } from '../../constants.js';
+import { diff, type JsonPatchOperation } from '../json-patch.js';
+import type { PodMutationContext, PodMutator } from './pod-mutation.js';
+import { injectStorageInitializer } from './storage-initializer.js';
+
+/** In KServe's order, less the mutators for features kserve-ts does not have. */
+export const POD_MUTATORS: readonly PodMutator[] = [injectStorageInitializer];
+
+/** Only pods of an InferenceService are touched (the objectSelector says so too; this is the backstop). */
+export function isInferenceServicePod(pod: V1Pod): boolean {
+  return pod.metadata?.labels?.[LABEL_ISVC] !== undefined;
+}
+
+export async function mutatePod(
+  original: V1Pod,
+  ctx: PodMutationContext,
+  mutators: readonly PodMutator[] = POD_MUTATORS,
+): Promise<{ pod: V1Pod; patch: JsonPatchOperation[] }> {
+  const pod = structuredClone(original);
+  for (const mutate of mutators) await mutate(pod, ctx);
+  return { pod, patch: diff(original, pod) };
+}

@@ -1,0 +1,32 @@
+/** `/mutate-pods`: decodes the pod, gates on the InferenceService label, runs the chain. */
+import type { V1Pod } from '@kubernetes/client-node';
+import { type AdmissionRequest, allow, requestObject, type Verdict } from '../admission.js';
+import type { CredentialSource } from '../credentials/credential-source.js';
+import type { GetWebhookConfig } from '../webhook-config.js';
+import type { PodMutator } from './pod-mutation.js';
+import { isInferenceServicePod, mutatePod, POD_MUTATORS } from './pod-mutator.js';
+
+export interface PodWebhookDeps {
+  getConfig: GetWebhookConfig;
+  credentials: CredentialSource;
+  controllerNamespace: string;
+  mutators?: readonly PodMutator[];
+  debug?: (message: string) => void;
+}
+
+export function podWebhook(deps: PodWebhookDeps): (request: AdmissionRequest) => Promise<Verdict> {
+  return async (request) => {
+    if (request.operation !== 'CREATE') return allow();
+    const pod = requestObject<V1Pod>(request);
+    if (!isInferenceServicePod(pod)) return allow();
+    // A pod made from a template has no namespace yet: the request carries it.
+    const namespace = request.namespace || pod.metadata?.namespace || 'default';
+    const config = await deps.getConfig();
+    const { patch } = await mutatePod(
+      pod,
+      { namespace, config, credentials: deps.credentials, controllerNamespace: deps.controllerNamespace, debug: deps.debug },
+      deps.mutators ?? POD_MUTATORS,
+    );
+    return allow(patch);
+  };
+}
