@@ -58,6 +58,9 @@ export type Verdict =
   | { allowed: true; patch?: JsonPatchOperation[]; warnings?: string[] }
   | { allowed: false; status: AdmissionStatus };
 
+/** One webhook: decides on a request; may throw a `WebhookError` to reject with its message. */
+export type AdmissionHandler = (request: AdmissionRequest) => Promise<Verdict>;
+
 export const allow = (patch?: JsonPatchOperation[]): Verdict =>
   patch && patch.length > 0 ? { allowed: true, patch } : { allowed: true };
 

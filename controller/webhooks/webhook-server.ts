@@ -12,10 +12,8 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { type AdmissionRequest, BadAdmissionReview, deny, parseAdmissionReview, toResponse, type Verdict } from './admission.js';
+import { type AdmissionHandler, type AdmissionRequest, BadAdmissionReview, deny, parseAdmissionReview, toResponse, type Verdict } from './admission.js';
 import { WebhookError } from './errors.js';
-
-export type AdmissionHandler = (request: AdmissionRequest) => Promise<Verdict>;
 
 export interface WebhookServerOptions {
   tls: { cert: string; key: string };

@@ -3,13 +3,11 @@
  * `/validate-serving-kserve-io-v1beta1-inferenceservice` (CREATE, UPDATE).
  */
 import type { InferenceService } from '../../api/inference-service.js';
-import { type AdmissionRequest, allow, deny, requestObject, type Verdict } from '../admission.js';
+import { type AdmissionHandler, allow, deny, requestObject } from '../admission.js';
 import { diff } from '../json-patch.js';
 import type { GetWebhookConfig } from '../webhook-config.js';
 import { defaultInferenceService } from './defaulter.js';
 import { validateInferenceService } from './validator.js';
-
-export type AdmissionHandler = (request: AdmissionRequest) => Promise<Verdict>;
 
 export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
   return async (request) => {

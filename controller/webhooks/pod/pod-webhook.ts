@@ -1,6 +1,6 @@
 /** `/mutate-pods`: decodes the pod, gates on the InferenceService label, runs the chain. */
 import type { V1Pod } from '@kubernetes/client-node';
-import { type AdmissionRequest, allow, requestObject, type Verdict } from '../admission.js';
+import { type AdmissionHandler, allow, requestObject } from '../admission.js';
 import type { CredentialSource } from '../credentials/credential-source.js';
 import type { GetWebhookConfig } from '../webhook-config.js';
 import type { PodMutator } from './pod-mutation.js';
@@ -14,7 +14,7 @@ export interface PodWebhookDeps {
   debug?: (message: string) => void;
 }
 
-export function podWebhook(deps: PodWebhookDeps): (request: AdmissionRequest) => Promise<Verdict> {
+export function podWebhook(deps: PodWebhookDeps): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE') return allow();
     const pod = requestObject<V1Pod>(request);
