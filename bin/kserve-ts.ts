@@ -10,6 +10,7 @@ const USAGE = `Usage: kserve-ts <command> [flags]
 Commands:
   serve                 serve models over V1/V2 REST and V2 gRPC (kserve-ts serve --help)
   storage-initializer   download models: <src_uri> <dest_path> [...] (kserve-ts storage-initializer --help)
+  controller            InferenceService controller and admission webhooks (kserve-ts controller --help)
 
 Flags given without a command run 'serve'.`;
 
@@ -23,6 +24,10 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'storage-initializer') {
     const { storageInitializer } = await import('../storage-initializer/cli.js');
     return storageInitializer(rest, process.env);
+  }
+  if (first === 'controller') {
+    const { runController } = await import('../controller/main.js');
+    return runController(rest, process.env);
   }
   if (first.startsWith('--')) return serve(argv, process.env);
   process.stderr.write(`kserve-ts: unknown command '${first}'\n${USAGE}\n`);

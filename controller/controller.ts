@@ -7,12 +7,12 @@
  *
  * Lifecycle: start() once (when leading), stop() before exit or on losing leadership.
  */
-import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './api/inference-service.js';
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
-import { type InferenceServiceConfig, parseInferenceServiceConfig } from './config/inferenceservice-config.js';
-import { CONFIGMAP_NAME, LABEL_ISVC } from './constants.js';
+import type { ConfigSource } from './config/config-source.js';
+import { LABEL_ISVC } from './constants.js';
 import { apiErrorMessage } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import { Watcher } from './kube/watcher.js';
@@ -23,8 +23,8 @@ import { WorkQueue } from './work-queue.js';
 
 export interface ControllerOptions {
   readonly clients: KubeClients;
-  /** Namespace of the inferenceservice-config ConfigMap. */
-  readonly configNamespace: string;
+  /** The live inferenceservice-config (started by the caller). */
+  readonly config: ConfigSource;
   readonly resyncPeriodMs: number;
   readonly concurrency: number;
   readonly retryBaseMs: number;
@@ -40,7 +40,6 @@ export class Controller {
   private isvcs!: Watcher<InferenceService>;
   private runtimes!: Watcher<ServingRuntime>;
   private clusterRuntimes!: Watcher<ServingRuntime>;
-  private config: InferenceServiceConfig | Error = parseInferenceServiceConfig(undefined);
   private resyncTimer: NodeJS.Timeout | undefined;
   private knative: { installed: boolean; checkedAt: number } | undefined;
   private started = false;
@@ -54,16 +53,16 @@ export class Controller {
     });
     this.reconciler = new InferenceServiceReconciler({
       clients: opts.clients,
-      config: () => {
-        if (this.config instanceof Error) throw this.config;
-        return this.config;
-      },
+      config: () => opts.config.current(),
       runtimes: {
         namespaced: (ns) => this.runtimes.list(ns),
         cluster: () => this.clusterRuntimes.list(),
       },
       knativeInstalled: () => this.knativeInstalled(),
       logger: opts.logger,
+    });
+    opts.config.onChange(() => {
+      if (this.started) this.enqueueAll(undefined);
     });
   }
 
@@ -93,12 +92,6 @@ export class Controller {
     );
     this.watch<V1Deployment>('deployments', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
     this.watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
-    const ns = this.opts.configNamespace;
-    this.watch<V1ConfigMap>('configmaps', `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }), (cm) => {
-      if (cm.metadata?.name !== CONFIGMAP_NAME) return;
-      this.loadConfig();
-      this.enqueueAll(undefined);
-    });
     if (await this.knativeInstalled()) {
       this.watch<KnativeService>('knative-services', '/apis/serving.knative.dev/v1/services', () =>
         custom.listCustomObjectForAllNamespaces({ group: 'serving.knative.dev', version: 'v1', plural: 'services' }) as Promise<KubernetesListObject<KnativeService>>,
@@ -107,7 +100,6 @@ export class Controller {
     }
     await Promise.all(this.watchers.map((w) => w.start()));
     await Promise.all(this.watchers.map((w) => w.synced));
-    this.loadConfig();
     this.queue.start();
     this.enqueueAll(undefined);
     this.resyncTimer = setInterval(() => {
@@ -153,16 +145,6 @@ export class Controller {
   private enqueueAll(namespace: string | undefined): void {
     if (!this.isvcs) return;
     for (const isvc of this.isvcs.list(namespace)) this.queue.add(`${isvc.metadata.namespace}/${isvc.metadata.name}`);
-  }
-
-  private loadConfig(): void {
-    const cm = this.watchers.find((w) => w.get(CONFIGMAP_NAME, this.opts.configNamespace))?.get(CONFIGMAP_NAME, this.opts.configNamespace) as V1ConfigMap | undefined;
-    try {
-      this.config = parseInferenceServiceConfig(cm?.data);
-    } catch (err) {
-      this.config = err as Error;
-      this.opts.logger.error({ err: (err as Error).message }, 'inferenceservice-config is invalid; reconciles wait for a valid one');
-    }
   }
 
   private async knativeInstalled(): Promise<boolean> {
