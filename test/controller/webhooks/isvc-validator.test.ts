@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import type { InferenceService } from '../../../controller/api/inference-service.js';
+import type { DeploymentMode } from '../../../controller/constants.js';
+import type { Operation } from '../../../controller/webhooks/admission.js';
+import { isvcValidatingWebhook } from '../../../controller/webhooks/isvc/isvc-webhooks.js';
+import { validateInferenceService } from '../../../controller/webhooks/isvc/validator.js';
+import { fakeCluster } from './fake-cluster.js';
+
+const MODE = 'serving.kserve.io/deploymentMode';
+const STANDARD = { [MODE]: 'Standard' };
+const KNATIVE = { [MODE]: 'Knative' };
+
+interface Shape {
+  name?: string;
+  annotations?: Record<string, string>;
+  predictor?: Record<string, unknown>;
+  transformer?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+function isvc(s: Shape = {}): InferenceService {
+  return {
+    apiVersion: 'serving.kserve.io/v1beta1',
+    kind: 'InferenceService',
+    metadata: { name: s.name ?? 'iris', namespace: 'default', annotations: s.annotations ?? STANDARD },
+    spec: {
+      predictor: s.predictor ?? { model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://m/iris' } },
+      ...(s.transformer ? { transformer: s.transformer } : {}),
+    },
+    ...(s.status ? { status: s.status } : {}),
+  } as InferenceService;
+}
+
+const model = (extra: Record<string, unknown> = {}, component: Record<string, unknown> = {}) => ({
+  model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://m/iris', ...extra },
+  ...component,
+});
+
+describe('InferenceService validation: accepted', () => {
+  it.each<[string, Shape, DeploymentMode?]>([
+    ['a plain Standard model', {}],
+    ['a Knative model with rps', { annotations: KNATIVE, predictor: model({}, { scaleMetric: 'rps', scaleTarget: 5 }) }],
+    ['no annotation, Knative default, concurrency', { annotations: {}, predictor: model({}, { scaleMetric: 'concurrency' }) }, 'Knative'],
+    ['cpu target 100', { predictor: model({}, { scaleMetric: 'cpu', scaleTarget: 100 }) }],
+    ['memory target above 100 MiB', { predictor: model({}, { scaleMetric: 'memory', scaleTarget: 2048 }) }],
+    ['maxReplicas 0 means unbounded', { predictor: model({}, { minReplicas: 3, maxReplicas: 0 }) }],
+    ['minReplicas 0 (scale to zero)', { annotations: KNATIVE, predictor: model({}, { minReplicas: 0, maxReplicas: 2 }) }],
+    ['local path and pvc:// URIs', { predictor: model({ storageUri: '/models/iris' }) }],
+    ['pvc:// URI', { predictor: model({ storageUri: 'pvc://claim/iris' }) }],
+    ['custom predictor container', { predictor: { containers: [{ name: 'kserve-container', image: 'x' }] } }],
+    ['model + collocated transformer-container', { predictor: { ...model(), containers: [{ name: 'transformer-container', image: 't' }] } }],
+    ['storage spec with s3', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'iris', parameters: { type: 's3' } } }) }],
+    ['canary traffic in Knative', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 10 }) }],
+    ['autoscaler class none with any metric field', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'none' }, predictor: model({}, { scaleMetric: 'rps' }) }],
+    ['Knative with the Knative HPA class and cpu', { annotations: { ...KNATIVE, 'autoscaling.knative.dev/class': 'hpa.autoscaling.knative.dev' }, predictor: model({}, { scaleMetric: 'cpu' }) }],
+    ['a 53-character name in Standard mode', { name: 'a'.repeat(53) }],
+  ])('%s', (_name, shape, mode = 'Standard') => {
+    expect(validateInferenceService(isvc(shape), mode)).toEqual([]);
+  });
+});
+
+describe('InferenceService validation: rejected', () => {
+  it.each<[string, Shape, string, DeploymentMode?]>([
+    ['upper-case name', { name: 'Iris' }, "metadata.name 'Iris' is invalid: an InferenceService name must consist of lower case alphanumeric characters or '-'"],
+    ['name starting with a digit', { name: '1iris' }, "regex '[a-z]([-a-z0-9]*[a-z0-9])?'"],
+    ['name too long for {name}-predictor', { name: 'a'.repeat(54) }, 'is too long (54 characters): at most 53'],
+    ['name too long with a transformer', { name: 'a'.repeat(52), transformer: { containers: [{ name: 'transformer-container' }] } }, 'at most 51'],
+    ['name too long for the Knative revision', { name: 'a'.repeat(48), annotations: KNATIVE }, "at most 47, so that '<name>-predictor-00001' fits"],
+    ['no implementation', { predictor: { minReplicas: 1 } }, 'exactly one of predictor.model, predictor.onnx, predictor.tensorflow or predictor.containers must be set (found 0)'],
+    ['model and onnx', { predictor: { ...model(), onnx: { storageUri: 'gs://x' } } }, '(found 2)'],
+    ['model and a kserve-container', { predictor: { ...model(), containers: [{ name: 'kserve-container' }] } }, '(found 2)'],
+    ['model without format name', { predictor: { model: { modelFormat: { name: '' } } } }, 'spec.predictor.model.modelFormat.name is required'],
+    ['negative minReplicas', { predictor: model({}, { minReplicas: -1 }) }, 'spec.predictor.minReplicas cannot be less than 0, got -1'],
+    ['negative maxReplicas', { predictor: model({}, { maxReplicas: -2 }) }, 'spec.predictor.maxReplicas cannot be less than 0, got -2'],
+    ['min greater than max', { predictor: model({}, { minReplicas: 5, maxReplicas: 2 }) }, 'spec.predictor.minReplicas (5) cannot be greater than maxReplicas (2)'],
+    ['negative containerConcurrency', { predictor: model({}, { containerConcurrency: -1 }) }, 'spec.predictor.containerConcurrency cannot be less than 0'],
+    ['concurrency metric in Standard', { predictor: model({}, { scaleMetric: 'concurrency' }) }, "spec.predictor.scaleMetric 'concurrency' is not supported in Standard mode with the hpa autoscaler (supported: cpu, memory; concurrency and rps need Knative mode)"],
+    ['cpu metric in Knative', { annotations: KNATIVE, predictor: model({}, { scaleMetric: 'cpu' }) }, "spec.predictor.scaleMetric 'cpu' is not supported in Knative mode (supported: concurrency, rps; cpu and memory need Standard mode)"],
+    ['memory metric by the Knative default', { annotations: {}, predictor: model({}, { scaleMetric: 'memory' }) }, "scaleMetric 'memory' is not supported in Knative mode", 'Knative'],
+    ['cpu target 0', { predictor: model({}, { scaleMetric: 'cpu', scaleTarget: 0 }) }, 'the cpu target utilization percentage must be an integer from 1 to 100, got 0'],
+    ['cpu target 101 (cpu is the default metric)', { predictor: model({}, { scaleTarget: 101 }) }, 'from 1 to 100, got 101'],
+    ['memory target 0', { predictor: model({}, { scaleMetric: 'memory', scaleTarget: 0 }) }, 'the memory target must be at least 1 (MiB), got 0'],
+    ['rps target 0', { annotations: KNATIVE, predictor: model({}, { scaleMetric: 'rps', scaleTarget: 0 }) }, 'scaleTarget for rps must be at least 1'],
+    ['scaleMetric with keda', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' }, predictor: model({}, { scaleMetric: 'cpu' }) }, 'scaleMetric is not supported with the keda autoscaler'],
+    ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "annotation serving.kserve.io/autoscalerClass: 'kpa' is not a supported autoscaler class (supported: hpa, external, keda, none)"],
+    ['unsupported storage scheme', { predictor: model({ storageUri: 'hf://meta-llama/Llama-3' }) }, "spec.predictor.model.storageUri: unsupported storage URI scheme 'hf://' in 'hf://meta-llama/Llama-3' (supported: s3://, gs://, pvc://, file://, http://, https:// and local paths)"],
+    ['unsupported storage scheme on a legacy spec', { predictor: { onnx: { storageUri: 'oci://registry/model:1' } } }, "spec.predictor.onnx.storageUri: unsupported storage URI scheme 'oci://'"],
+    ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'hdfs://nn/m' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'hdfs://'"],
+    ['empty storage URI', { predictor: model({ storageUri: '' }) }, 'spec.predictor.model.storageUri must not be empty'],
+    ['PVC URI without a claim', { predictor: model({ storageUri: 'pvc:///x' }) }, "'pvc:///x' names no claim"],
+    ['storage spec with a gs:// URI', { predictor: model({ storageUri: 'gs://m', storage: { key: 'k' } }) }, "must be an s3:// URI when spec.predictor.model.storage is set"],
+    ['storage spec of type hdfs', { predictor: model({ storageUri: undefined, storage: { parameters: { type: 'hdfs' } } }) }, "storage.parameters.type 'hdfs' is not supported (supported: s3)"],
+    ['canary traffic above 100', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 101 }) }, 'canaryTrafficPercent must be an integer from 0 to 100, got 101'],
+    ['canary traffic in Standard', { predictor: model({}, { canaryTrafficPercent: 10 }) }, 'canaryTrafficPercent is only supported in Knative mode (this InferenceService is Standard)'],
+    ['transformer without containers', { transformer: { containers: [] } }, 'spec.transformer.containers must name at least one container'],
+    ['transformer replicas', { transformer: { containers: [{ name: 't' }], minReplicas: 4, maxReplicas: 1 } }, 'spec.transformer.minReplicas (4) cannot be greater than maxReplicas (1)'],
+    ['ModelMesh', { annotations: { [MODE]: 'ModelMesh' } }, 'ModelMesh is not supported by kserve-ts'],
+    ['unknown mode', { annotations: { [MODE]: 'Serverful' } }, "annotation serving.kserve.io/deploymentMode: 'Serverful' is not a deployment mode (use Standard or Knative)"],
+  ])('%s', (_name, shape, message, mode = 'Standard') => {
+    const problems = validateInferenceService(isvc(shape), mode);
+    expect(problems.join('\n')).toContain(message);
+  });
+
+  it('reports every problem, not only the first', () => {
+    const problems = validateInferenceService(isvc({ name: 'Bad', predictor: model({ storageUri: 'hf://x' }, { minReplicas: -1 }) }), 'Standard');
+    expect(problems).toHaveLength(3);
+  });
+});
+
+describe('InferenceService validation on UPDATE: deploymentMode is immutable', () => {
+  it.each<[string, Shape, Shape, string | undefined]>([
+    ['status recorded, annotation changed', { status: { deploymentMode: 'Standard' } }, { annotations: KNATIVE }, "the deployment mode cannot be changed from 'Standard' to 'Knative'"],
+    ['status recorded with a legacy name, same mode', { status: { deploymentMode: 'RawDeployment' } }, { annotations: STANDARD }, undefined],
+    ['status recorded, annotation removed (status still wins)', { status: { deploymentMode: 'Standard' } }, { annotations: {} }, undefined],
+    ['no status yet, annotation changed', { annotations: KNATIVE }, { annotations: STANDARD }, "cannot be changed from 'Knative' to 'Standard'"],
+    ['no status yet, annotation removed', { annotations: KNATIVE }, { annotations: {} }, "cannot be changed from 'Knative' to '(removed)'"],
+    ['no status, no old annotation', { annotations: {} }, { annotations: STANDARD }, undefined],
+  ])('%s', (_name, oldShape, newShape, message) => {
+    const problems = validateInferenceService(isvc(newShape), 'Knative', isvc(oldShape));
+    if (message === undefined) expect(problems).toEqual([]);
+    else expect(problems.join('\n')).toContain(message);
+  });
+});
+
+describe('validating webhook', () => {
+  const config = { ...fakeCluster().config, defaultDeploymentMode: 'Standard' as const };
+  const review = (operation: Operation, object: InferenceService, oldObject?: InferenceService) =>
+    isvcValidatingWebhook(() => config)({
+      uid: 'u',
+      kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' },
+      name: object.metadata.name,
+      namespace: 'default',
+      operation,
+      object,
+      ...(oldObject ? { oldObject } : {}),
+    });
+
+  it('denies with 403 Forbidden and all messages', async () => {
+    expect(await review('CREATE', isvc({ predictor: model({ storageUri: 'hf://x' }, { minReplicas: -1 }) }))).toEqual({
+      allowed: false,
+      status: {
+        code: 403,
+        reason: 'Forbidden',
+        message:
+          "InferenceService 'iris' is invalid: spec.predictor.model.storageUri: unsupported storage URI scheme 'hf://' in 'hf://x' (supported: s3://, gs://, pvc://, file://, http://, https:// and local paths); spec.predictor.minReplicas cannot be less than 0, got -1",
+      },
+    });
+  });
+
+  it('allows a valid object', async () => {
+    expect(await review('CREATE', isvc())).toEqual({ allowed: true });
+  });
+
+  it('never blocks the update that completes a deletion', async () => {
+    const deleting = isvc({ name: 'Invalid' });
+    deleting.metadata.deletionTimestamp = new Date();
+    expect(await review('UPDATE', deleting, isvc())).toEqual({ allowed: true });
+  });
+
+  it('checks mode immutability against the old object', async () => {
+    const verdict = await review('UPDATE', isvc({ annotations: KNATIVE }), isvc({ status: { deploymentMode: 'Standard' } }));
+    expect(verdict.allowed).toBe(false);
+  });
+});
