@@ -20,5 +20,6 @@ export class ControllerMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    this.leader.set(0);
   }
 }
