@@ -1,7 +1,9 @@
 /**
  * The framework ceilings: a bare fastify server with a hello-world route, and a POST route
  * that reads a body and answers a fixed V2-sized JSON response (the same traffic shape as an
- * inference, without any inference work). Prints its port.
+ * inference, without any inference work).
+ *
+ *   node --import tsx benchmarks/hello-server.ts PORT
  */
 import Fastify from 'fastify';
 
@@ -13,7 +15,5 @@ const fixed = Buffer.from(
     '"data":[0.1234567,0.2345678,0.3456789,0.4567891,0.5678912,0.6789123,0.7891234,0.8912345]}]}',
 );
 app.post('/echo', async (_req, reply) => reply.type('application/json').send(fixed));
-await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
+await app.listen({ host: '127.0.0.1', port: Number(process.argv[2] ?? 0) });
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

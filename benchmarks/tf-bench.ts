@@ -9,45 +9,19 @@
  *
  * Prints a Markdown table; it does not edit benchmarks/RESULTS.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { nativeStatus } from '../server/backends/tensorflow/tf-backend.js';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
-import { ROOT, numberArg, stopChild } from './harness.js';
+import { ROOT, numberArg } from './harness.js';
+import { startKserveTs } from './servers.js';
 
 const FIXTURES = path.join(ROOT, 'test/fixtures/tf');
 
 const SECONDS = numberArg('seconds', 5);
 const CONNECTIONS = numberArg('connections', 8);
-
-async function startServer(repo: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'bin/kserve-ts.ts', 'serve', '--model_repository', repo, '--http_host', '127.0.0.1', '--http_port', '0', '--enable_grpc', 'false', '--intra_op_threads', '1'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(buf);
-      if (m) {
-        child.stdout?.removeAllListeners('data');
-        child.stdout?.resume();
-        resolve(Number(m[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  for (;;) {
-    const r = await fetch(`http://127.0.0.1:${port}/v2/health/ready`).catch(() => undefined);
-    if (r?.status === 200) return { child, port };
-    await new Promise((res) => setTimeout(res, 200));
-  }
-}
 
 async function main(): Promise<void> {
   const native = nativeStatus();
@@ -59,8 +33,8 @@ async function main(): Promise<void> {
 
   const repo = mkdtempSync(path.join(tmpdir(), 'kserve-ts-tf-bench-'));
   for (const m of models) cpSync(path.join(FIXTURES, m.fixture), path.join(repo, m.name), { recursive: true });
-  const server = await startServer(repo);
-  const base = `http://127.0.0.1:${server.port}`;
+  const server = await startKserveTs({ repo, models: models.map((m) => m.name), tsx: true, grpc: false, env: { TF_CPP_MIN_LOG_LEVEL: '2' } });
+  const base = server.base;
   const x = [0.5, -1.25, 2, 0.75];
   const common = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, seconds: SECONDS };
   const results: Array<LoadResult & { path: string }> = [];
@@ -74,14 +48,14 @@ async function main(): Promise<void> {
       results.push({ path: m.label, ...(await runLoad({ name: 'V1 predict (TF Serving row)', url: `${base}/v1/models/${m.name}:predict`, body: v1, ...common })) });
     }
   } finally {
-    await stopChild(server.child);
+    await server.stop();
     rmSync(repo, { recursive: true, force: true });
   }
   console.log(`\n${machineLine()}; ${SECONDS}s per row, ${CONNECTIONS} connections, batch 1\n`);
   console.log('| path | request | req/s | p50 ms | p99 ms | errors |');
   console.log('|---|---|---:|---:|---:|---:|');
   for (const r of results) {
-    console.log(`| ${r.path} | ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} |`);
+    console.log(`| ${r.path} | ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} |`);
   }
 }
 

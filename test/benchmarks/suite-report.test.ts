@@ -1,0 +1,77 @@
+/**
+ * The benchmark suite's report: the completeness check a smoke run ends with (CI runs the
+ * suite itself; this checks the checker), and the CPU-profile summariser. No load, no timing.
+ */
+import { describe, expect, it } from 'vitest';
+import { summarise } from '../../benchmarks/profile-summary.js';
+import { type Measure, PATHS, type Plan, type Row, plannedRows, renderTable, tableProblems, targetLines } from '../../benchmarks/suite-report.js';
+
+const MEASURE: Measure = { rps: 100, p50: 1, p99: 2, rss: 50, errors: 0 };
+
+function rowsFor(plan: Plan, change: (r: Row) => Row = (r) => r): Row[] {
+  return plannedRows(plan).map((p) => change({ workload: p.workload, path: p.path, c: p.c, ours: MEASURE, ...(p.anchor ? { anchor: MEASURE } : {}) }));
+}
+
+describe('the suite table', () => {
+  const plan: Plan = { sweep: [1, 8], anchor: true };
+
+  it('plans a row per workload, protocol and concurrency, and the start-up row', () => {
+    const rows = plannedRows(plan);
+    for (const protocol of ['V2 JSON', 'V2 binary', 'gRPC typed', 'gRPC raw']) {
+      for (const workload of ['mlp_64x8, 1×64', 'conv_small, 1×3×224×224']) {
+        expect(rows.filter((r) => r.workload === workload && r.path === protocol).map((r) => r.c)).toEqual(['1', '8']);
+      }
+    }
+    expect(rows.filter((r) => r.path === PATHS.batchingOn)).toHaveLength(2);
+    expect(rows.find((r) => r.path === PATHS.start)?.anchor).toBe(true);
+    expect(plannedRows({ sweep: [1], anchor: false }).every((r) => !r.anchor)).toBe(true);
+  });
+
+  it('finds nothing to report in a complete table', () => {
+    expect(tableProblems(renderTable(rowsFor(plan)), plan)).toEqual([]);
+  });
+
+  it.each([
+    ['a missing row', (rows: Row[]) => rows.filter((r) => !(r.path === 'gRPC raw' && r.c === '8' && r.workload.startsWith('conv'))), /missing row: conv_small.*gRPC raw.*c=8/],
+    ['errors', (rows: Row[]) => rows.map((r) => (r.path === 'V2 JSON' && r.c === '1' ? { ...r, ours: { ...MEASURE, errors: 3 } } : r)), /errors in row: mlp.*V2 JSON.*3 errors/],
+    ['no throughput', (rows: Row[]) => rows.map((r) => (r.path === PATHS.hello ? { ...r, ours: { ...MEASURE, rps: 0 } } : r)), /no measurement in row: fastify.*req\/s = 0/],
+    ['no anchor side', (rows: Row[]) => rows.map((r) => (r.path === 'V2 binary' ? { workload: r.workload, path: r.path, c: r.c, ours: r.ours } : r)), /anchor req\/s = –/],
+    ['no start time', (rows: Row[]) => rows.map((r) => (r.path === PATHS.start ? { ...r, ours: { rss: 10 } } : r)), /start-up.*p50 ms = –/],
+  ])('reports %s', (_what, change, problem) => {
+    const problems = tableProblems(renderTable(change(rowsFor(plan))), plan);
+    expect(problems.join('\n')).toMatch(problem);
+  });
+
+  it('states the targets as ratios from the rows', () => {
+    const lines = targetLines(rowsFor(plan)).join('\n');
+    // c=32 rows are not in this plan, so (1) is absent; the others come from equal measures.
+    expect(lines).not.toMatch(/\(1\)/);
+    expect(lines).toMatch(/\(3\) slow_matmul.*1\.00×.*not met/);
+    expect(lines).toMatch(/\(4\) cold start: 1\.00×/);
+  });
+});
+
+describe('the CPU profile summary', () => {
+  it('charges each sample the time to the next one, by function and by origin, without idle', () => {
+    const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
+    const s = summarise({
+      nodes: [
+        { id: 1, callFrame: frame('(root)') },
+        { id: 2, callFrame: frame('(idle)') },
+        { id: 3, callFrame: frame('parse', 'file:///x/node_modules/fastify/lib/a.js') },
+        { id: 4, callFrame: frame('postMessage') },
+      ],
+      startTime: 0,
+      endTime: 10_000,
+      samples: [3, 4, 2, 3],
+      timeDeltas: [0, 3000, 1000, 4000],
+    });
+    expect(s.busyMs).toBeCloseTo(4);
+    expect(s.wallMs).toBeCloseTo(10);
+    expect(s.functions.map((f) => [f.name.split(' ')[0], f.ms])).toEqual([
+      ['parse', 3],
+      ['postMessage', 1],
+    ]);
+    expect(s.origins.map((o) => o.name)).toEqual(['fastify', '(native)']);
+  });
+});
