@@ -1,0 +1,292 @@
+/**
+ * Plays the scheduler's and the kubelet's parts for one Node, since the test control plane has
+ * neither (and no container runtime to run pods with):
+ *   - registers a Ready Node;
+ *   - binds every unscheduled pod it sees to that Node (the pods/binding subresource, as the
+ *     scheduler does);
+ *   - reports each bound pod's status as a kubelet would once its containers run: init
+ *     containers terminated with exit code 0, containers running and ready, phase Running,
+ *     PodScheduled/Initialized/ContainersReady/Ready all True — or, where `initFailure` says
+ *     so, an init container terminated with reason Error, its exit code and termination
+ *     message, the pod left Pending (Init:Error) and not Ready;
+ *   - confirms graceful deletions of its pods (deletes them with grace period 0), or they
+ *     would stay Terminating forever.
+ *
+ * Why not kwok (sigs.k8s.io/kwok)? It would be one more Go binary to build and run, and
+ * failing one pod's init container with a test-chosen exit code and message would mean
+ * writing Stage resources per case; a TypeScript hook that sees the pod is simpler, and
+ * everything the controller observes (Deployment/ReplicaSet/Pod status via the real
+ * kube-controller-manager) is still produced by the real components.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  ApiException,
+  CoreV1Api,
+  type KubeConfig,
+  type V1ContainerStatus,
+  type V1Pod,
+  type V1PodCondition,
+  type V1PodStatus,
+  makeInformer,
+} from '@kubernetes/client-node';
+
+export interface InitFailure {
+  readonly exitCode: number;
+  /** The termination message (what the container wrote to /dev/termination-log). */
+  readonly message: string;
+  /** Which init container fails: default `storage-initializer` if the pod has one, else the first. */
+  readonly container?: string;
+  /** The terminated state's reason. Default `Error`. */
+  readonly reason?: string;
+}
+
+export interface FakeKubeletOptions {
+  /** The Node's name. Default `fake-node`. */
+  readonly nodeName?: string;
+  /** Only pods in this namespace; default all namespaces. */
+  readonly namespace?: string;
+  /** The IP reported as podIP (nothing listens there). Default 127.0.0.1. */
+  readonly podIP?: string;
+  /** Decides, per pod, that an init container fails instead of completing. */
+  readonly initFailure?: (pod: V1Pod) => InitFailure | undefined;
+}
+
+export interface FakeKubelet {
+  readonly nodeName: string;
+  /** Stops watching; pods already reported keep their status. The Node is left in place. */
+  stop(): Promise<void>;
+}
+
+const RETRY_MS = 300;
+const RESYNC_MS = 3_000;
+
+export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubeletOptions = {}): Promise<FakeKubelet> {
+  const nodeName = opts.nodeName ?? 'fake-node';
+  const podIP = opts.podIP ?? '127.0.0.1';
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  await registerNode(core, nodeName);
+
+  const ns = opts.namespace;
+  const informer = makeInformer<V1Pod>(
+    kubeConfig,
+    ns ? `/api/v1/namespaces/${ns}/pods` : '/api/v1/pods',
+    () => (ns ? core.listNamespacedPod({ namespace: ns }) : core.listPodForAllNamespaces()),
+  );
+
+  let stopped = false;
+  const dirty = new Set<string>();
+  let worker: Promise<void> | undefined;
+
+  const needsWork = (pod: V1Pod): boolean =>
+    pod.metadata?.deletionTimestamp !== undefined
+      ? pod.spec?.nodeName === nodeName
+      : !pod.spec?.nodeName || (pod.spec.nodeName === nodeName && !pod.status?.startTime);
+
+  const enqueue = (pod: V1Pod): void => {
+    if (stopped || !needsWork(pod)) return;
+    dirty.add(`${pod.metadata?.namespace}/${pod.metadata?.name}`);
+    worker ??= drain().finally(() => (worker = undefined));
+  };
+
+  const drain = async (): Promise<void> => {
+    while (!stopped && dirty.size > 0) {
+      const key = dirty.values().next().value as string;
+      dirty.delete(key);
+      const [namespace = '', name = ''] = key.split('/');
+      try {
+        await sync(namespace, name);
+      } catch {
+        // Conflicts, or the apiserver restarting: try again shortly.
+        setTimeout(() => {
+          if (stopped) return;
+          dirty.add(key);
+          worker ??= drain().finally(() => (worker = undefined));
+        }, RETRY_MS);
+      }
+    }
+  };
+
+  const sync = async (namespace: string, name: string): Promise<void> => {
+    let pod: V1Pod;
+    try {
+      pod = await core.readNamespacedPod({ name, namespace });
+    } catch (e) {
+      if (isStatus(e, 404)) return;
+      throw e;
+    }
+    if (pod.metadata?.deletionTimestamp) {
+      if (pod.spec?.nodeName !== nodeName) return;
+      // With a body, the apiserver ignores the query's gracePeriodSeconds: it goes in the body.
+      await core
+        .deleteNamespacedPod({ name, namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } } })
+        .catch((e: unknown) => {
+          if (!isStatus(e, 404) && !isStatus(e, 409)) throw e;
+        });
+      return;
+    }
+    if (!pod.spec?.nodeName) {
+      await core.createNamespacedPodBinding({
+        name,
+        namespace,
+        body: { metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } },
+      });
+      pod = await core.readNamespacedPod({ name, namespace });
+    }
+    if (pod.spec?.nodeName !== nodeName || pod.status?.startTime) return;
+    pod.status = runningStatus(pod, podIP, opts.initFailure?.(pod));
+    await core.replaceNamespacedPodStatus({ name, namespace, body: pod });
+  };
+
+  const onEvent = (pod: V1Pod): void => enqueue(pod);
+  informer.on('add', onEvent);
+  informer.on('update', onEvent);
+  informer.on('error', () => {
+    // The watch broke (e.g. the apiserver restarted): relist and watch again.
+    if (!stopped) setTimeout(() => void informer.start().catch(() => undefined), RETRY_MS);
+  });
+  await informer.start();
+  // A safety net for events lost around watch restarts.
+  const resync = setInterval(() => {
+    for (const pod of informer.list()) enqueue(pod);
+  }, RESYNC_MS);
+
+  return {
+    nodeName,
+    async stop() {
+      stopped = true;
+      clearInterval(resync);
+      await informer.stop();
+      await worker;
+    },
+  };
+}
+
+async function registerNode(core: CoreV1Api, name: string): Promise<void> {
+  const capacity = { cpu: '16', memory: '64Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  const now = new Date();
+  const status = {
+    capacity,
+    allocatable: capacity,
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'fake kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', lastHeartbeatTime: now, lastTransitionTime: now },
+    ],
+    addresses: [
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: name },
+    ],
+    nodeInfo: {
+      machineID: name,
+      systemUUID: name,
+      bootID: name,
+      kernelVersion: 'fake',
+      osImage: 'fake',
+      containerRuntimeVersion: 'fake://0.0.0',
+      kubeletVersion: 'fake',
+      kubeProxyVersion: 'fake',
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+    },
+  };
+  const labels = { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' };
+  let node;
+  try {
+    node = await core.createNode({ body: { metadata: { name, labels }, status } });
+  } catch (e) {
+    if (!isStatus(e, 409)) throw e;
+    node = await core.readNode({ name });
+  }
+  // Status sent on create is not guaranteed to be kept: set it through the subresource.
+  node.status = status;
+  await core.replaceNodeStatus({ name, body: node });
+}
+
+function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefined): V1PodStatus {
+  const now = new Date();
+  const spec = pod.spec;
+  const inits = spec?.initContainers ?? [];
+  const containers = spec?.containers ?? [];
+  const failing =
+    failure === undefined
+      ? -1
+      : Math.max(
+          0,
+          inits.findIndex((c) => c.name === (failure.container ?? (inits.some((i) => i.name === 'storage-initializer') ? 'storage-initializer' : inits[0]?.name))),
+        );
+  const failed = failure !== undefined && inits.length > 0;
+  const base = (name: string, image: string): V1ContainerStatus => ({
+    name,
+    image,
+    imageID: `${image.includes('@') ? image : `${image}@sha256:${'0'.repeat(64)}`}`,
+    containerID: `containerd://${randomBytes(32).toString('hex')}`,
+    ready: false,
+    restartCount: 0,
+  });
+
+  const initContainerStatuses: V1ContainerStatus[] = inits.map((c, i) => {
+    const s = base(c.name, c.image ?? '');
+    if (failed && i === failing) {
+      return {
+        ...s,
+        started: false,
+        state: {
+          terminated: {
+            exitCode: failure.exitCode,
+            reason: failure.reason ?? 'Error',
+            message: failure.message,
+            startedAt: now,
+            finishedAt: now,
+          },
+        },
+      };
+    }
+    if (failed && i > failing) return { ...s, containerID: undefined, imageID: '', started: false, state: { waiting: { reason: 'PodInitializing' } } };
+    if (c.restartPolicy === 'Always') return { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
+    return {
+      ...s,
+      ready: true,
+      started: false,
+      state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now } },
+    };
+  });
+  const containerStatuses: V1ContainerStatus[] = containers.map((c) => {
+    const s = base(c.name, c.image ?? '');
+    return failed
+      ? { ...s, containerID: undefined, imageID: '', started: false, state: { waiting: { reason: 'PodInitializing' } } }
+      : { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
+  });
+
+  const cond = (type: string, ok: boolean, reason?: string, message?: string): V1PodCondition => ({
+    type,
+    status: ok ? 'True' : 'False',
+    lastTransitionTime: now,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  });
+  const notInit = failed ? `containers with incomplete status: [${inits[failing]?.name}]` : undefined;
+  const notReady = failed ? `containers with unready status: [${containers.map((c) => c.name).join(' ')}]` : undefined;
+  return {
+    ...pod.status,
+    phase: failed ? 'Pending' : 'Running',
+    hostIP: '127.0.0.1',
+    hostIPs: [{ ip: '127.0.0.1' }],
+    podIP,
+    podIPs: [{ ip: podIP }],
+    startTime: now,
+    conditions: [
+      cond('PodReadyToStartContainers', true),
+      cond('Initialized', !failed, failed ? 'ContainersNotInitialized' : undefined, notInit),
+      cond('Ready', !failed, failed ? 'ContainersNotReady' : undefined, notReady),
+      cond('ContainersReady', !failed, failed ? 'ContainersNotReady' : undefined, notReady),
+      cond('PodScheduled', true),
+    ],
+    initContainerStatuses,
+    containerStatuses,
+  };
+}
+
+function isStatus(e: unknown, code: number): boolean {
+  return e instanceof ApiException && e.code === code;
+}

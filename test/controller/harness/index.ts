@@ -1,0 +1,11 @@
+/** A real Kubernetes control plane for controller tests: see control-plane.ts and fake-kubelet.ts. */
+export { type KubeBinaries, ensureKubeBinaries } from './kube-binaries.js';
+export {
+  type ControlPlaneOptions,
+  type KubectlOptions,
+  type KubectlResult,
+  type TestControlPlane,
+  startControlPlane,
+} from './control-plane.js';
+export { type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
+export { type WaitForOptions, waitFor } from './wait-for.js';
