@@ -17,7 +17,7 @@ export interface S3CredentialsConfig {
 
 export interface CredentialsConfig {
   storageSpecSecretName: string;
-  /** Annotation on the ServiceAccount naming the one secret to use. */
+  /** Pod annotation (set on the InferenceService, copied to its pods) naming the one secret to use instead of the ServiceAccount's list (KServe reads it from the pod, not the ServiceAccount). */
   storageSecretNameAnnotation: string;
   gcsCredentialFileName: string;
   s3: S3CredentialsConfig;

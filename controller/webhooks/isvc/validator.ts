@@ -6,7 +6,9 @@
  *
  * Differences from KServe, on purpose: storage URI schemes are checked here (KServe checks
  * them in the controller); ModelMesh, and canaryTrafficPercent in Standard mode, are
- * rejected (kserve-ts has neither); the name must leave room for the component suffix; the
+ * rejected (kserve-ts has neither), as is the keda autoscaler class; in Knative mode
+ * `serving.kserve.io/autoscalerClass: hpa` selects Knative's HPA class (as the reconciler
+ * does) besides KServe's `autoscaling.knative.dev/class`; the name must leave room for the component suffix; the
  * HPA target rule is 1-100 for cpu only (KServe's operator precedence also caps memory at
  * 100 MiB); deploymentMode is also immutable against the old annotation before the
  * controller has recorded the mode in status.
@@ -28,7 +30,8 @@ const DNS_LABEL_MAX = 63;
 /** Knative names the first revision `{ksvc}-00001`. */
 const KNATIVE_REVISION_SUFFIX = '-00001';
 
-export const AUTOSCALER_CLASSES: readonly string[] = ['hpa', 'external', 'keda', 'none'];
+/** KServe also allows `keda`; kserve-ts makes no KEDA ScaledObject, so it is rejected rather than ignored. */
+export const AUTOSCALER_CLASSES: readonly string[] = ['hpa', 'external', 'none'];
 const HPA_METRICS: readonly string[] = ['cpu', 'memory'];
 const KPA_METRICS: readonly string[] = ['concurrency', 'rps'];
 const KNATIVE_HPA_CLASS = 'hpa.autoscaling.knative.dev';
@@ -182,11 +185,10 @@ function validateAutoscaling(
   if (mode === 'Standard') {
     const autoscaler = annotations[ANN_AUTOSCALER_CLASS] ?? 'hpa';
     if (autoscaler === 'hpa') validateHpa(field, c, 'Standard mode with the hpa autoscaler', problems);
-    else if (autoscaler === 'keda' && c.scaleMetric !== undefined) problems.push(`${field}.scaleMetric is not supported with the keda autoscaler`);
     return;
   }
-  if (annotations[ANN_KNATIVE_AUTOSCALING_CLASS] === KNATIVE_HPA_CLASS) {
-    validateHpa(field, c, `Knative mode with ${ANN_KNATIVE_AUTOSCALING_CLASS}: ${KNATIVE_HPA_CLASS}`, problems);
+  if (annotations[ANN_AUTOSCALER_CLASS] === 'hpa' || annotations[ANN_KNATIVE_AUTOSCALING_CLASS] === KNATIVE_HPA_CLASS) {
+    validateHpa(field, c, 'Knative mode with the HPA autoscaler class', problems);
     return;
   }
   const metric = c.scaleMetric ?? 'concurrency';

@@ -113,7 +113,7 @@ async function injectCredentials(spec: V1PodSpec, init: V1Container, annotations
       parameters: storageSpecParameters(annotations[ANN_STORAGE_SPEC_PARAM]),
     });
   } else {
-    await injectServiceAccountCredentials({ ...common, spec, ...(ctx.debug ? { debug: ctx.debug } : {}) });
+    await injectServiceAccountCredentials({ ...common, spec, debug: ctx.debug });
   }
 }
 

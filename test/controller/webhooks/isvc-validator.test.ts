@@ -53,6 +53,7 @@ describe('InferenceService validation: accepted', () => {
     ['canary traffic in Knative', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 10 }) }],
     ['autoscaler class none with any metric field', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'none' }, predictor: model({}, { scaleMetric: 'rps' }) }],
     ['Knative with the Knative HPA class and cpu', { annotations: { ...KNATIVE, 'autoscaling.knative.dev/class': 'hpa.autoscaling.knative.dev' }, predictor: model({}, { scaleMetric: 'cpu' }) }],
+    ['Knative with autoscalerClass hpa and memory', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'memory' }) }],
     ['a 53-character name in Standard mode', { name: 'a'.repeat(53) }],
   ])('%s', (_name, shape, mode = 'Standard') => {
     expect(validateInferenceService(isvc(shape), mode)).toEqual([]);
@@ -81,8 +82,9 @@ describe('InferenceService validation: rejected', () => {
     ['cpu target 101 (cpu is the default metric)', { predictor: model({}, { scaleTarget: 101 }) }, 'from 1 to 100, got 101'],
     ['memory target 0', { predictor: model({}, { scaleMetric: 'memory', scaleTarget: 0 }) }, 'the memory target must be at least 1 (MiB), got 0'],
     ['rps target 0', { annotations: KNATIVE, predictor: model({}, { scaleMetric: 'rps', scaleTarget: 0 }) }, 'scaleTarget for rps must be at least 1'],
-    ['scaleMetric with keda', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' }, predictor: model({}, { scaleMetric: 'cpu' }) }, 'scaleMetric is not supported with the keda autoscaler'],
-    ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "annotation serving.kserve.io/autoscalerClass: 'kpa' is not a supported autoscaler class (supported: hpa, external, keda, none)"],
+    ['keda (no ScaledObject in kserve-ts)', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' } }, "annotation serving.kserve.io/autoscalerClass: 'keda' is not a supported autoscaler class (supported: hpa, external, none)"],
+    ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "'kpa' is not a supported autoscaler class"],
+    ['Knative HPA class with rps', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'rps' }) }, "scaleMetric 'rps' is not supported in Knative mode with the HPA autoscaler class (supported: cpu, memory"],
     ['unsupported storage scheme', { predictor: model({ storageUri: 'hf://meta-llama/Llama-3' }) }, "spec.predictor.model.storageUri: unsupported storage URI scheme 'hf://' in 'hf://meta-llama/Llama-3' (supported: s3://, gs://, pvc://, file://, http://, https:// and local paths)"],
     ['unsupported storage scheme on a legacy spec', { predictor: { onnx: { storageUri: 'oci://registry/model:1' } } }, "spec.predictor.onnx.storageUri: unsupported storage URI scheme 'oci://'"],
     ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'hdfs://nn/m' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'hdfs://'"],
