@@ -32,6 +32,9 @@ export const DEFAULT_HTTP_PORT = 8080;
 export const SERVICE_PORT = 80;
 export const DEFAULT_CPU_UTILIZATION = 80;
 
+/** A storage spec URI whose bucket and scheme come from the storage-config secret (KServe's placeholder). */
+export const URI_SCHEME_PLACEHOLDER = '<scheme-placeholder>';
+
 export const CONFIGMAP_NAME = 'inferenceservice-config';
 export const FIELD_MANAGER = 'kserve-ts-controller';
 

@@ -17,7 +17,7 @@ import { apiErrorMessage } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import { Watcher } from './kube/watcher.js';
 import type { ControllerMetrics } from './metrics.js';
-import type { KnativeService } from './reconcile/knative/knative-service.js';
+import { KNATIVE_SERVICES, type KnativeService } from './reconcile/knative/knative-service.js';
 import { InferenceServiceReconciler } from './reconcile/inference-service-reconciler.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -94,7 +94,7 @@ export class Controller {
     this.watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
     if (await this.knativeInstalled()) {
       this.watch<KnativeService>('knative-services', '/apis/serving.knative.dev/v1/services', () =>
-        custom.listCustomObjectForAllNamespaces({ group: 'serving.knative.dev', version: 'v1', plural: 'services' }) as Promise<KubernetesListObject<KnativeService>>,
+        custom.listCustomObjectForAllNamespaces(KNATIVE_SERVICES) as Promise<KubernetesListObject<KnativeService>>,
         byLabel, LABEL_ISVC,
       );
     }
@@ -151,7 +151,7 @@ export class Controller {
     if (this.knative && Date.now() - this.knative.checkedAt < 30_000) return this.knative.installed;
     let installed = true;
     try {
-      await this.opts.clients.custom.listCustomObjectForAllNamespaces({ group: 'serving.knative.dev', version: 'v1', plural: 'services', limit: 1 });
+      await this.opts.clients.custom.listCustomObjectForAllNamespaces({ ...KNATIVE_SERVICES, limit: 1 });
     } catch (err) {
       if ((err as { code?: number }).code !== 404) throw err;
       installed = false;

@@ -22,11 +22,11 @@ import { type InferenceServiceConfig, renderDomain } from '../config/inferencese
 import { LABEL_COMPONENT, LABEL_ISVC, type DeploymentMode } from '../constants.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { isNotFound } from '../kube/api-errors.js';
-import { applyObject, deleteIfExists } from '../kube/apply.js';
+import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
 import type { KubeClients } from '../kube/clients.js';
 import { selectRuntime } from '../runtime-selection.js';
 import type { ComponentPlan, ComponentType } from './component-plan.js';
-import { type KnativeService, desiredKnativeService } from './knative/knative-service.js';
+import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
 import { planCustomPredictor, planRuntimePredictor } from './predictor-plan.js';
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
@@ -174,7 +174,7 @@ export class InferenceServiceReconciler {
 
   private async applyKnative(isvc: InferenceService, plan: ComponentPlan, status: InferenceServiceStatus): Promise<ComponentOutcome> {
     const previous = status.components?.[plan.component];
-    const ksvc = await applyObject<KnativeService>(this.deps.clients.objects, desiredKnativeService(isvc, plan, previous));
+    const ksvc = await applyCustomObject<KnativeService>(this.deps.clients.custom, KNATIVE_SERVICES, desiredKnativeService(isvc, plan, previous));
     return { ready: readinessFromKnative(PREDICTOR_READY, ksvc), status: componentStatusFromKnative(ksvc, previous) };
   }
 

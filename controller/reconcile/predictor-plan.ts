@@ -15,6 +15,7 @@ import {
   ANN_STORAGE_SPEC_PARAM,
   DEFAULT_HTTP_PORT,
   KSERVE_CONTAINER,
+  URI_SCHEME_PLACEHOLDER,
   componentName,
 } from '../constants.js';
 import { componentAnnotations, componentLabels } from './component-metadata.js';
@@ -127,12 +128,17 @@ function portsOf(container: V1Container): V1ContainerPort[] {
   return container.ports && container.ports.length > 0 ? container.ports : [{ containerPort: DEFAULT_HTTP_PORT, name: 'http1', protocol: 'TCP' }];
 }
 
-/** `storage` spec (KServe's storage-config secret): `s3://<bucket>/<path>` when a bucket parameter is given. */
+/**
+ * `storage` spec (KServe's storage-config secret): `s3://<bucket>/<path>` when the bucket
+ * is a parameter, else KServe's placeholder URI, which the pod webhook completes from the
+ * secret entry.
+ */
 function storageSpecUri(model: ModelSpec): string | undefined {
   const s = model.storage;
   if (!s?.path) return undefined;
+  const path = s.path.replace(/^\//, '');
   const bucket = s.parameters?.bucket;
-  return bucket ? `s3://${bucket}/${s.path.replace(/^\//, '')}` : s.path;
+  return bucket ? `s3://${bucket}/${path}` : `${URI_SCHEME_PLACEHOLDER}://${path}`;
 }
 
 function storageAnnotations(model: ModelSpec, storageUri: string | undefined): Record<string, string> {

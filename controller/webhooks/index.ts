@@ -19,13 +19,13 @@ export interface WebhookDeps {
   credentials: CredentialSource;
   getConfig: GetWebhookConfig;
   logger: Logger;
-  /** Where the controller runs (decides the CA bundle configmap name). Default `$POD_NAMESPACE` or `kserve`. */
-  controllerNamespace?: string;
+  /** Where the controller runs (decides the CA bundle configmap name). */
+  controllerNamespace: string;
 }
 
 /** Path → handler for the three webhooks. */
 export function webhookRoutes(deps: WebhookDeps): Record<string, AdmissionHandler> {
-  const controllerNamespace = deps.controllerNamespace ?? process.env['POD_NAMESPACE'] ?? 'kserve';
+  const { controllerNamespace } = deps;
   const log = deps.logger;
   return {
     [WEBHOOK_PATHS.pods]: podWebhook({

@@ -18,6 +18,7 @@ import type { ComponentPlan } from '../component-plan.js';
 import { ownerReference } from '../owner.js';
 
 export const KNATIVE_API_VERSION = 'serving.knative.dev/v1';
+export const KNATIVE_SERVICES = { group: 'serving.knative.dev', version: 'v1', plural: 'services' } as const;
 export const ANN_TAG_ROUTING = 'serving.kserve.io/enable-tag-routing';
 
 export interface KnativeTrafficTarget {

@@ -21,7 +21,9 @@ import { S3_ENV } from './s3.js';
 
 export const STORAGE_CONFIG_ENV = 'STORAGE_CONFIG';
 export const STORAGE_OVERRIDE_CONFIG_ENV = 'STORAGE_OVERRIDE_CONFIG';
-export const URI_SCHEME_PLACEHOLDER = '<scheme-placeholder>';
+import { URI_SCHEME_PLACEHOLDER } from '../../constants.js';
+
+export { URI_SCHEME_PLACEHOLDER };
 export const SUPPORTED_STORAGE_SPEC_TYPES: readonly string[] = ['s3'];
 const BUCKET_TYPES: readonly string[] = ['s3'];
 

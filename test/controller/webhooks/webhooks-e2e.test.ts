@@ -47,6 +47,7 @@ beforeAll(async () => {
 
   const tls = generateSelfSignedCertificates();
   server = createWebhooks({
+    controllerNamespace: 'kserve',
     credentials: kubeCredentialSource(core),
     getConfig: () => ({
       storageInitializer: parseStorageInitializerConfig(JSON.stringify({ image: 'kserve-ts/storage-initializer:e2e' })),
