@@ -14,6 +14,7 @@ import { apiErrorMessage } from './kube/api-errors.js';
 import { makeClients } from './kube/clients.js';
 import { LeaderElector } from './leader-election.js';
 import { ControllerMetrics } from './metrics.js';
+import { sharedSelfSignedCertificate } from './webhook-certificate-secret.js';
 import { CONTROLLER_USAGE, type ControllerConfig, OptionsError, parseControllerArgs } from './options.js';
 import {
   type WebhookServer,
@@ -116,7 +117,11 @@ async function startWebhooks(
   const [svcNamespace, svcName] = config.webhookService?.split('/') ?? [];
   const dnsNames = [...(svcName && svcNamespace ? serviceDnsNames(svcName, svcNamespace) : []), ...config.certHosts.filter((h) => isIP(h) === 0)];
   const ipAddresses = config.certHosts.filter((h) => isIP(h) !== 0);
-  const tls = config.certDir ? loadCertificates(config.certDir) : generateSelfSignedCertificates({ dnsNames, ipAddresses });
+  const tls = config.certDir
+    ? loadCertificates(config.certDir)
+    : config.certSecret
+      ? await sharedSelfSignedCertificate(clients.core, config.namespace, config.certSecret, dnsNames, ipAddresses)
+      : generateSelfSignedCertificates({ dnsNames, ipAddresses });
   const server = createWebhooks({
     credentials: kubeCredentialSource(clients.core),
     getConfig: () => configSource.current(),

@@ -17,6 +17,8 @@ export interface ControllerConfig {
   readonly webhookHost: string;
   /** Folder with tls.crt and tls.key (a mounted Secret); unset → self-signed at start-up. */
   readonly certDir: string | undefined;
+  /** Secret (in `namespace`) that shares a generated certificate among replicas; '' = per-process. */
+  readonly certSecret: string;
   /** DNS names / IPs for a generated certificate. */
   readonly certHosts: readonly string[];
   /** Register the webhook configurations at start-up, pointing at this URL base (dev/test) ... */
@@ -46,6 +48,8 @@ export const CONTROLLER_USAGE = `Usage: kserve-ts controller [flags]
   --webhook-port N             admission webhooks over HTTPS; 0 = off (default 9443)
   --webhook-host ADDR          (default 0.0.0.0)
   --cert-dir DIR               tls.crt / tls.key of the webhook server; unset = self-signed CA generated at start-up
+  --cert-secret NAME           Secret in --namespace that shares the generated certificate among replicas
+                               (default kserve-ts-webhook-cert; '' = each process generates its own)
   --cert-host NAME             extra DNS name or IP for the generated certificate (repeatable)
   --webhook-url URL            register the webhook configurations pointing at URL (development, tests)
   --webhook-service NS/NAME    register them pointing at a Service, with the generated CA bundle
@@ -75,6 +79,7 @@ export function parseControllerArgs(argv: readonly string[], env: NodeJS.Process
         'webhook-port': { type: 'string', default: '9443' },
         'webhook-host': { type: 'string', default: '0.0.0.0' },
         'cert-dir': { type: 'string' },
+        'cert-secret': { type: 'string', default: 'kserve-ts-webhook-cert' },
         'cert-host': { type: 'string', multiple: true, default: [] },
         'webhook-url': { type: 'string' },
         'webhook-service': { type: 'string' },
@@ -117,6 +122,7 @@ export function parseControllerArgs(argv: readonly string[], env: NodeJS.Process
     webhookPort: int('webhook-port', 0),
     webhookHost: values['webhook-host'],
     certDir: values['cert-dir'],
+    certSecret: values['cert-secret'],
     certHosts: values['cert-host'],
     webhookUrl: values['webhook-url'],
     webhookService: service,

@@ -1,5 +1,7 @@
 /** Starts `kserve-ts controller` (the built CLI) against a test control plane. */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { type CliProcess, runCli } from '../helpers/process.js';
 import type { TestControlPlane } from './harness/index.js';
 
@@ -25,11 +27,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startController(cp: TestControlPlane, identity: string, extra: string[] = []): Promise<ControllerProcess> {
+/**
+ * A kubeconfig for a ServiceAccount: the harness's file with the admin token swapped for
+ * a token of `namespace/name`, so the controller runs with exactly its RBAC.
+ */
+export async function serviceAccountKubeconfig(cp: TestControlPlane, namespace: string, name: string): Promise<string> {
+  const r = await cp.kubectl(['create', 'token', name, '-n', namespace, '--duration=4h']);
+  if (r.code !== 0) throw new Error(`kubectl create token failed: ${r.stderr}`);
+  const file = path.join(cp.dir, `${namespace}-${name}.kubeconfig`);
+  writeFileSync(file, readFileSync(cp.kubeconfigPath, 'utf8').replaceAll(cp.token, r.stdout.trim()));
+  return file;
+}
+
+export async function startController(cp: TestControlPlane, identity: string, extra: string[] = [], kubeconfig = cp.kubeconfigPath): Promise<ControllerProcess> {
   const webhookPort = await freePort();
   const cli = runCli([
     'controller',
-    '--kubeconfig', cp.kubeconfigPath,
+    '--kubeconfig', kubeconfig,
     '--namespace', 'kserve',
     '--health-port', '0',
     '--health-host', '127.0.0.1',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, startController } from './controller-process.js';
+import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
 import {
   type Clients,
@@ -32,6 +32,7 @@ let cp: TestControlPlane;
 let c: Clients;
 let kubelet: FakeKubelet;
 let controller: ControllerProcess;
+let controllerKubeconfig: string;
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -46,7 +47,11 @@ beforeAll(async () => {
       return uri.includes('missing') ? { exitCode: 1, message: `storage-initializer: no objects found under ${uri}` } : undefined;
     },
   });
-  controller = await startController(cp, 'replica-a');
+  // The controller runs as its ServiceAccount with the shipped RBAC (CRD install and
+  // webhook registration included), so a missing rule fails these tests.
+  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
+  controllerKubeconfig = await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller');
+  controller = await startController(cp, 'replica-a', [], controllerKubeconfig);
   await kubectlApply(cp, RUNTIME_YAML);
 }, 45 * 60_000);
 
@@ -178,12 +183,12 @@ describe('runtime selection end to end', () => {
   });
 
   const cases: [string, string, string][] = [
-    ['no-format', `    model:\n      modelFormat: { name: xgboost }\n      storageUri: s3://m/x\n`, 'NoSupportingRuntime'],
-    ['no-runtime', `    model:\n      modelFormat: { name: onnx }\n      runtime: not-installed\n      storageUri: s3://m/x\n`, 'RuntimeNotRecognized'],
-    ['bad-version', `    model:\n      modelFormat: { name: onnx, version: "7" }\n      storageUri: s3://m/x\n`, 'NoSupportingRuntime'],
-    ['bad-protocol', `    model:\n      modelFormat: { name: onnx }\n      protocolVersion: grpc-v1\n      storageUri: s3://m/x\n`, 'NoSupportingRuntime'],
+    ['no-format', 'NoSupportingRuntime', `    model:\n      modelFormat: { name: xgboost }\n      storageUri: s3://m/x\n`],
+    ['no-runtime', 'RuntimeNotRecognized', `    model:\n      modelFormat: { name: onnx }\n      runtime: not-installed\n      storageUri: s3://m/x\n`],
+    ['bad-version', 'NoSupportingRuntime', `    model:\n      modelFormat: { name: onnx, version: "7" }\n      storageUri: s3://m/x\n`],
+    ['bad-protocol', 'NoSupportingRuntime', `    model:\n      modelFormat: { name: onnx }\n      protocolVersion: grpc-v1\n      storageUri: s3://m/x\n`],
   ];
-  it.each(cases)('%s → %s', async (name, spec, reason) => {
+  it.each(cases)('%s → %s', async (name, reason, spec) => {
     await kubectlApply(cp, isvcYaml(name, `  predictor:\n${spec}`), ns);
     const isvc = await waitForIsvc(c, ns, name, (i) => i.status?.modelStatus?.lastFailureInfo?.reason === reason, reason);
     expect(conditionOf(isvc, 'PredictorReady')).toMatchObject({ status: 'False', reason });
@@ -280,7 +285,7 @@ describe('resilience', () => {
     const before = await c.apps.readNamespacedDeployment({ name: 'steady-predictor', namespace: ns });
     const isvcBefore = await getIsvc(c, ns, 'steady');
     expect(await controller.stop()).toBe(0);
-    controller = await startController(cp, 'replica-a2');
+    controller = await startController(cp, 'replica-a2', [], controllerKubeconfig);
     await controller.cli.waitForLog((l) => l['msg'] === 'controller caches synced; reconciling', 60_000);
     // Give the restarted controller time to reconcile everything once.
     await new Promise((r) => setTimeout(r, 3000));
@@ -305,7 +310,7 @@ describe('resilience', () => {
   });
 
   it('two replicas: one leads, the other takes over when it stops', async () => {
-    const second = await startController(cp, 'replica-b');
+    const second = await startController(cp, 'replica-b', [], controllerKubeconfig);
     try {
       const lease = await waitFor(() => c.coordination.readNamespacedLease({ name: 'kserve-ts-controller', namespace: 'kserve' }), {
         until: (l) => l.spec?.holderIdentity === controller.identity,
