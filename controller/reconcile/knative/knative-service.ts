@@ -15,7 +15,7 @@ import {
   ANN_KNATIVE_TARGET,
 } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
-import { ownerReference } from '../owner.js';
+import { ownedMetadata } from '../owner.js';
 
 export const KNATIVE_API_VERSION = 'serving.knative.dev/v1';
 export const KNATIVE_SERVICES = { group: 'serving.knative.dev', version: 'v1', plural: 'services' } as const;
@@ -58,13 +58,7 @@ export function desiredKnativeService(isvc: InferenceService, plan: ComponentPla
   return {
     apiVersion: KNATIVE_API_VERSION,
     kind: 'Service',
-    metadata: {
-      name: plan.name,
-      namespace: isvc.metadata.namespace!,
-      labels: plan.labels as Record<string, string>,
-      annotations: plan.annotations as Record<string, string>,
-      ownerReferences: [ownerReference(isvc)],
-    },
+    metadata: ownedMetadata(isvc, plan),
     spec: {
       template: {
         metadata: { labels: plan.labels as Record<string, string>, annotations: { ...plan.podAnnotations, ...autoscaling } },

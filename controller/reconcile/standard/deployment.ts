@@ -7,7 +7,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { InferenceService } from '../../api/inference-service.js';
 import { LABEL_APP } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
-import { ownerReference } from '../owner.js';
+import { ownedMetadata } from '../owner.js';
 
 export const appLabel = (plan: ComponentPlan): string => `isvc.${plan.name}`;
 
@@ -16,13 +16,7 @@ export function desiredDeployment(isvc: InferenceService, plan: ComponentPlan, r
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: {
-      name: plan.name,
-      namespace: isvc.metadata.namespace!,
-      labels: { ...plan.labels, ...selector },
-      annotations: plan.annotations,
-      ownerReferences: [ownerReference(isvc)],
-    },
+    metadata: ownedMetadata(isvc, plan, selector),
     spec: {
       ...(replicas !== undefined ? { replicas } : {}),
       selector: { matchLabels: selector },

@@ -10,7 +10,7 @@ import type { InferenceService } from '../../api/inference-service.js';
 import type { AutoscalerConfig } from '../../config/inferenceservice-config.js';
 import { ANN_AUTOSCALER_CLASS, DEFAULT_CPU_UTILIZATION } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
-import { ownerReference } from '../owner.js';
+import { ownedMetadata } from '../owner.js';
 
 export interface ScalingDecision {
   /** The HPA to apply, or undefined when the Deployment's replicas are fixed. */
@@ -32,13 +32,7 @@ export function decideScaling(isvc: InferenceService, plan: ComponentPlan, autos
   const hpa: V2HorizontalPodAutoscaler = {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
-    metadata: {
-      name: plan.name,
-      namespace: isvc.metadata.namespace!,
-      labels: plan.labels as Record<string, string>,
-      annotations: plan.annotations as Record<string, string>,
-      ownerReferences: [ownerReference(isvc)],
-    },
+    metadata: ownedMetadata(isvc, plan),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: plan.name },
       minReplicas: min,

@@ -3,7 +3,7 @@ import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import type { InferenceService } from '../../api/inference-service.js';
 import { LABEL_APP, SERVICE_PORT } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
-import { ownerReference } from '../owner.js';
+import { ownedMetadata } from '../owner.js';
 import { appLabel } from './deployment.js';
 
 export function desiredService(isvc: InferenceService, plan: ComponentPlan, clusterIPNone: boolean): V1Service {
@@ -20,13 +20,7 @@ export function desiredService(isvc: InferenceService, plan: ComponentPlan, clus
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      name: plan.name,
-      namespace: isvc.metadata.namespace!,
-      labels: plan.labels as Record<string, string>,
-      annotations: plan.annotations as Record<string, string>,
-      ownerReferences: [ownerReference(isvc)],
-    },
+    metadata: ownedMetadata(isvc, plan),
     spec: {
       selector: { [LABEL_APP]: appLabel(plan) },
       ports,
