@@ -336,6 +336,8 @@ describe('resilience', () => {
       await kubectlApply(cp, isvcYaml('failover', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/failover\n`), ns);
       await waitForIsvc(c, ns, 'failover', isReady, 'Ready under the new leader');
     } finally {
+      // Whatever failed above, leave exactly one tracked controller running.
+      if (controller.cli.child.exitCode === null) await controller.stop();
       controller = second;
     }
   });
