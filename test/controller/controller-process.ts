@@ -59,6 +59,12 @@ export async function startController(cp: TestControlPlane, identity: string, ex
     '--log-level', 'debug',
     ...extra,
   ]);
+  // A test process that dies must not leave a controller reconciling against nothing.
+  const reap = (): void => {
+    cli.child.kill('SIGKILL');
+  };
+  process.once('exit', reap);
+  void cli.exited.then(() => process.off('exit', reap));
   const line = await cli.waitForLog((l) => l['msg'] === 'health server listening', 60_000);
   return {
     cli,
