@@ -19,7 +19,12 @@
 # The folder counts as built only once the stamp is written last: a killed build is redone.
 # A flock serialises concurrent callers, so two test processes never build twice.
 #
-# Usage: scripts/kube-test-binaries.sh      (idempotent; cold build ~see docs in report)
+# Cold build on 2 cores, empty Go caches: about 5.5 min (kube-apiserver ~4 min with the
+# downloads, kube-controller-manager ~1 min, kubectl ~25 s, etcd ~10 s); ~3 GiB of GOCACHE
+# and ~600 MiB of modules. Warm: instant.
+#
+# Usage: scripts/kube-test-binaries.sh      (idempotent)
+# Needs: go >= 1.25 (no other toolchain is downloaded), flock; the Go module proxy.
 set -euo pipefail
 
 K8S_VERSION=v1.35.4   # needs Go >= 1.25 (go.mod's go line); builds with the local toolchain

@@ -9,7 +9,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AppsV1Api, CoreV1Api, type V1Deployment, type V1Pod, VersionApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
+import {
+  type FakeKubelet,
+  type TestControlPlane,
+  removeOrphanedDirs,
+  startControlPlane,
+  startFakeKubelet,
+  waitFor,
+} from './harness/index.js';
 
 const INIT_FAIL_LABEL = 'harness-test/init-fail';
 
@@ -210,10 +217,11 @@ describe('a test process that dies without stop()', () => {
       script,
       `import { startControlPlane } from ${JSON.stringify(index)};\n` +
         'const cp = await startControlPlane();\n' +
-        'console.log(JSON.stringify(cp.pids()));\n' +
+        'console.log(JSON.stringify({ pids: cp.pids(), dir: cp.dir }));\n' +
         'setInterval(() => {}, 1000);\n',
     );
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -223,7 +231,7 @@ describe('a test process that dies without stop()', () => {
         });
         child.on('exit', (code) => reject(new Error(`child exited with ${code} before starting: ${out}`)));
       });
-      const pids = JSON.parse(line) as Record<string, number>;
+      const { pids, dir: cpDir } = JSON.parse(line) as { pids: Record<string, number>; dir: string };
       expect(Object.keys(pids)).toHaveLength(3);
       child.kill('SIGKILL');
       await waitFor(() => Object.values(pids).filter(alive), {
@@ -231,6 +239,11 @@ describe('a test process that dies without stop()', () => {
         description: 'the orphaned components to die',
         until: (live) => live.length === 0,
       });
+      // Its temp folder goes with the next start (or an explicit sweep) once it is reaped.
+      await exited;
+      expect(fs.existsSync(cpDir)).toBe(true);
+      removeOrphanedDirs();
+      expect(fs.existsSync(cpDir)).toBe(false);
     } finally {
       child.kill('SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });

@@ -256,8 +256,9 @@ async function startOnce(binaries: KubeBinaries, opts: ControlPlaneOptions): Pro
 /**
  * Removes the temp folders of control planes whose test process died without stop() (its
  * components died with it, see managed-process.ts). Folders of live processes are left alone.
+ * startControlPlane() calls it.
  */
-function removeOrphanedDirs(): void {
+export function removeOrphanedDirs(): void {
   for (const entry of fs.readdirSync(os.tmpdir())) {
     if (!entry.startsWith(DIR_PREFIX)) continue;
     const dir = path.join(os.tmpdir(), entry);

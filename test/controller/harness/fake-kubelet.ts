@@ -24,6 +24,7 @@ import {
   CoreV1Api,
   type KubeConfig,
   type V1ContainerStatus,
+  type V1NodeCondition,
   type V1Pod,
   type V1PodCondition,
   type V1PodStatus,
@@ -34,7 +35,7 @@ export interface InitFailure {
   readonly exitCode: number;
   /** The termination message (what the container wrote to /dev/termination-log). */
   readonly message: string;
-  /** Which init container fails: default `storage-initializer` if the pod has one, else the first. */
+  /** Which init container fails: default `storage-initializer`, or the first if there is none by that name. */
   readonly container?: string;
   /** The terminated state's reason. Default `Error`. */
   readonly reason?: string;
@@ -58,6 +59,7 @@ export interface FakeKubelet {
 }
 
 const RETRY_MS = 300;
+const DEFAULT_FAILING = 'storage-initializer';
 const RESYNC_MS = 3_000;
 
 export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubeletOptions = {}): Promise<FakeKubelet> {
@@ -118,7 +120,11 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
       if (pod.spec?.nodeName !== nodeName) return;
       // With a body, the apiserver ignores the query's gracePeriodSeconds: it goes in the body.
       await core
-        .deleteNamespacedPod({ name, namespace, body: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } } })
+        .deleteNamespacedPod({
+          name,
+          namespace,
+          body: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } },
+        })
         .catch((e: unknown) => {
           if (!isStatus(e, 404) && !isStatus(e, 409)) throw e;
         });
@@ -168,10 +174,10 @@ async function registerNode(core: CoreV1Api, name: string): Promise<void> {
     capacity,
     allocatable: capacity,
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'fake kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', lastHeartbeatTime: now, lastTransitionTime: now },
+      nodeCondition('Ready', 'True', 'KubeletReady', now),
+      nodeCondition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', now),
+      nodeCondition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', now),
+      nodeCondition('PIDPressure', 'False', 'KubeletHasSufficientPID', now),
     ],
     addresses: [
       { type: 'InternalIP', address: '127.0.0.1' },
@@ -203,31 +209,41 @@ async function registerNode(core: CoreV1Api, name: string): Promise<void> {
   await core.replaceNodeStatus({ name, body: node });
 }
 
+function nodeCondition(type: string, status: string, reason: string, now: Date): V1NodeCondition {
+  return { type, status, reason, lastHeartbeatTime: now, lastTransitionTime: now };
+}
+
 function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefined): V1PodStatus {
   const now = new Date();
   const spec = pod.spec;
   const inits = spec?.initContainers ?? [];
   const containers = spec?.containers ?? [];
+  // Index of the init container that fails, or -1. An unknown `container` name fails the first.
   const failing =
-    failure === undefined
+    failure === undefined || inits.length === 0
       ? -1
-      : Math.max(
-          0,
-          inits.findIndex((c) => c.name === (failure.container ?? (inits.some((i) => i.name === 'storage-initializer') ? 'storage-initializer' : inits[0]?.name))),
-        );
-  const failed = failure !== undefined && inits.length > 0;
+      : Math.max(0, inits.findIndex((c) => c.name === (failure.container ?? DEFAULT_FAILING)));
+  const failed = failing >= 0;
   const base = (name: string, image: string): V1ContainerStatus => ({
     name,
     image,
-    imageID: `${image.includes('@') ? image : `${image}@sha256:${'0'.repeat(64)}`}`,
+    imageID: image.includes('@') ? image : `${image}@sha256:${'0'.repeat(64)}`,
     containerID: `containerd://${randomBytes(32).toString('hex')}`,
     ready: false,
     restartCount: 0,
   });
 
+  const waiting = (s: V1ContainerStatus): V1ContainerStatus => ({
+    ...s,
+    containerID: undefined,
+    imageID: '',
+    started: false,
+    state: { waiting: { reason: 'PodInitializing' } },
+  });
+
   const initContainerStatuses: V1ContainerStatus[] = inits.map((c, i) => {
     const s = base(c.name, c.image ?? '');
-    if (failed && i === failing) {
+    if (failure !== undefined && i === failing) {
       return {
         ...s,
         started: false,
@@ -242,7 +258,7 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
         },
       };
     }
-    if (failed && i > failing) return { ...s, containerID: undefined, imageID: '', started: false, state: { waiting: { reason: 'PodInitializing' } } };
+    if (failed && i > failing) return waiting(s);
     if (c.restartPolicy === 'Always') return { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
     return {
       ...s,
@@ -254,7 +270,7 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
   const containerStatuses: V1ContainerStatus[] = containers.map((c) => {
     const s = base(c.name, c.image ?? '');
     return failed
-      ? { ...s, containerID: undefined, imageID: '', started: false, state: { waiting: { reason: 'PodInitializing' } } }
+      ? waiting(s)
       : { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
   });
 

@@ -5,6 +5,7 @@ export {
   type KubectlOptions,
   type KubectlResult,
   type TestControlPlane,
+  removeOrphanedDirs,
   startControlPlane,
 } from './control-plane.js';
 export { type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
