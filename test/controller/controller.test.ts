@@ -150,6 +150,33 @@ describe('Standard mode', () => {
     expect(dep.spec?.replicas).toBe(2);
   });
 
+  it('a transformer gets its own Deployment and Service, points at the predictor, and fronts the address', async () => {
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'pipeline',
+        `  predictor:
+    model:
+      modelFormat: { name: onnx }
+      storageUri: s3://models/pipeline
+  transformer:
+    containers:
+      - name: kserve-container
+        image: example/image-transformer:1
+`,
+      ),
+      ns,
+    );
+    const isvc = await waitForIsvc(c, ns, 'pipeline', isReady, 'Ready');
+    expect(conditionOf(isvc, 'TransformerReady')?.status).toBe('True');
+    expect(isvc.status?.address?.url).toBe('http://pipeline-transformer.standard.svc.cluster.local');
+    const dep = await c.apps.readNamespacedDeployment({ name: 'pipeline-transformer', namespace: ns });
+    expect(dep.metadata?.labels).toMatchObject({ component: 'transformer', app: 'isvc.pipeline-transformer' });
+    expect(dep.spec?.template.spec?.containers[0]?.args).toEqual(['--model_name', 'pipeline', '--predictor_host', `pipeline-predictor.${ns}`, '--http_port', '8080']);
+    const svc = await c.core.readNamespacedService({ name: 'pipeline-transformer', namespace: ns });
+    expect(svc.spec?.selector).toEqual({ app: 'isvc.pipeline-transformer' });
+  });
+
   it('a failing storage-initializer surfaces as ModelLoadFailed with its termination message', async () => {
     await kubectlApply(cp, isvcYaml('broken', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/missing\n`), ns);
     const isvc = await waitForIsvc(c, ns, 'broken', (i) => i.status?.modelStatus?.lastFailureInfo?.reason === 'ModelLoadFailed', 'ModelLoadFailed');
