@@ -42,6 +42,12 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {},
   );
   if (isClusterWorker()) clusterRender = workerMetrics(server.metrics.registry);
+  // Models load in their worker threads while the listeners bind: cold start is the longer
+  // of the two, not their sum. Readiness still waits for the models.
+  const loading = server.repository.loadStartupModels().then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
   await server.http.listen({ host: config.httpHost, port: config.httpPort });
   logger.info({ port: config.httpPort, host: config.httpHost }, 'REST server listening');
   if (server.grpc !== undefined) {
@@ -70,12 +76,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     leaveCluster();
     return 1;
   };
-  try {
-    await server.repository.loadStartupModels();
-  } catch (e) {
-    // The model folder itself is unreadable (missing, not a folder, no permission).
-    return noModel(`cannot read ${config.modelRepository ?? config.modelDir}: ${(e as Error).message}`);
-  }
+  const loadError = await loading;
+  // The model folder itself is unreadable (missing, not a folder, no permission).
+  if (loadError) return noModel(`cannot read ${config.modelRepository ?? config.modelDir}: ${loadError.message}`);
   const names = server.repository.names();
   if ((config.modelDir !== undefined || config.modelRepository !== undefined) && server.repository.readyCount() === 0) {
     const causes = names.map((n) => `${n}: ${server.repository.state(n)?.reason ?? 'not found'}`);
