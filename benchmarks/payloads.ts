@@ -4,7 +4,7 @@
  * `Probe` per protocol that checks one answer and then drives load at a given concurrency.
  */
 import type { ModelInferRequestMessage } from '../protocols/grpc/messages.js';
-import { preEncodedInfer } from './grpc/pre-encoded-client.js';
+import { CALLS_PER_CONNECTION, type InferConnections, encodeInfer, inferConnections } from './grpc/pre-encoded-client.js';
 import { type LoadResult, closedLoop, runLoad } from './load.js';
 
 /** A model and the shape of the one FP32 input each request carries. */
@@ -76,9 +76,11 @@ export interface Probe {
 
 /**
  * A probe for each protocol (gRPC ones only when `grpcPort` is set) sending `data` as `t`
- * to the server at `base`. HTTP load runs through autocannon, gRPC through one channel.
+ * to the server at `base`. HTTP load runs through autocannon; gRPC load through
+ * pre-encoded calls on as many HTTP/2 connections as `CALLS_PER_CONNECTION` calls per
+ * connection need, opened for the run and closed after it.
  */
-export function probes(server: { base: string; grpcPort: number }, t: TensorSpec, data: Float32Array): { probes: Probe[]; close(): void } {
+export function probes(server: { base: string; grpcPort: number }, t: TensorSpec, data: Float32Array): Probe[] {
   const http = (protocol: Protocol, p: HttpPayload): Probe => ({
     protocol,
     check: async () => {
@@ -90,17 +92,27 @@ export function probes(server: { base: string; grpcPort: number }, t: TensorSpec
       runLoad({ name: protocol, url: `${server.base}${p.path}`, method: 'POST', body: p.body, headers: p.headers, connections, seconds }),
   });
   const out = [http('V2 JSON', v2Json(t, data)), http('V2 binary', v2Binary(t, data))];
-  if (server.grpcPort === 0) return { probes: out, close: () => {} };
-  const client = preEncodedInfer(`127.0.0.1:${server.grpcPort}`);
+  if (server.grpcPort === 0) return out;
+  const address = `127.0.0.1:${server.grpcPort}`;
+  const withConnections = async <T>(n: number, body: (c: InferConnections) => Promise<T>): Promise<T> => {
+    const c = inferConnections(address, n);
+    try {
+      return await body(c);
+    } finally {
+      c.close();
+    }
+  };
   const grpc = (protocol: Protocol, message: Buffer): Probe => ({
     protocol,
-    check: async () => {
-      await client.call(message).catch((e: Error & { code?: number; details?: string }) => {
-        throw new Error(`${protocol} ${t.model}: gRPC status ${e.code ?? '?'} ${e.details ?? e.message}`);
-      });
-    },
-    load: (concurrency, seconds) => closedLoop(protocol, concurrency, seconds, () => client.call(message)),
+    check: () =>
+      withConnections(1, async (c) => {
+        await c.call(message).catch((e: Error) => {
+          throw new Error(`${protocol} ${t.model}: ${e.message}`);
+        });
+      }),
+    load: (concurrency, seconds) =>
+      withConnections(Math.ceil(concurrency / CALLS_PER_CONNECTION), (c) => closedLoop(protocol, concurrency, seconds, () => c.call(message))),
   });
-  out.push(grpc('gRPC typed', client.encode(grpcTyped(t, data))), grpc('gRPC raw', client.encode(grpcRaw(t, data))));
-  return { probes: out, close: () => client.close() };
+  out.push(grpc('gRPC typed', encodeInfer(grpcTyped(t, data))), grpc('gRPC raw', encodeInfer(grpcRaw(t, data))));
+  return out;
 }

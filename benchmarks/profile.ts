@@ -1,13 +1,14 @@
 /**
  * Where the server's CPU goes on the hot paths: kserve-ts runs under `node --cpu-prof`
- * (pinned to CPU 1, one intra-op thread) while this process drives V2 JSON, then V2 binary,
- * at concurrency 32 on mlp_64x8 batch 1; each run's profiles (the main thread and the
+ * (pinned to CPU 1, one intra-op thread) while this process drives V2 JSON, V2 binary and
+ * gRPC raw in turn at concurrency 32 on mlp_64x8 batch 1; each run's profiles (the main thread and the
  * model's worker thread) are summarised by profile-summary.ts.
  *
- *   npm run build && node --import tsx benchmarks/profile.ts [--seconds 10] [--top 12] [--keep DIR] [--write]
+ *   npm run build && node --import tsx benchmarks/profile.ts [--seconds 10] [--top 12] [--keep DIR] [--no-pin] [--write]
  *
  * `--keep DIR` leaves the .cpuprofile files there (open them in Chrome DevTools or
- * speedscope for flame graphs); `--write` replaces the profile section of RESULTS.md.
+ * speedscope for flame graphs); `--no-pin` lets the server and the generator use every CPU;
+ * `--write` replaces the profile section of RESULTS.md.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,11 +28,16 @@ const keepAt = process.argv.indexOf('--keep');
 async function profileOne(protocol: Protocol, dir: string, pinned: boolean): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const repo = onnxRepository({ [MLP.tensor.model]: MLP.file });
-  const server = await startKserveTs({ repo: repo.dir, models: [MLP.tensor.model], grpc: false, pinned, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] });
+  const server = await startKserveTs({
+    repo: repo.dir,
+    models: [MLP.tensor.model],
+    grpc: protocol.startsWith('gRPC'),
+    pinned,
+    nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir],
+  });
   let rps = 0;
   try {
-    const { probes: all } = probes(server, MLP.tensor, sampleData(MLP.tensor.shape));
-    const probe = all.find((p) => p.protocol === protocol);
+    const probe = probes(server, MLP.tensor, sampleData(MLP.tensor.shape)).find((p) => p.protocol === protocol);
     if (probe === undefined) throw new Error(`no ${protocol} probe`);
     await probe.check();
     rps = (await probe.load(CONNECTIONS, SECONDS)).rps;
@@ -53,14 +59,14 @@ async function profileOne(protocol: Protocol, dir: string, pinned: boolean): Pro
 }
 
 async function main(): Promise<void> {
-  const pinned = pinLoadGenerator();
+  const pinned = !process.argv.includes('--no-pin') && pinLoadGenerator();
   const root = keepAt >= 0 ? path.resolve(process.argv[keepAt + 1] as string) : mkdtempSync(path.join(tmpdir(), 'kserve-ts-prof-'));
   const lines = [
     `Run ${new Date().toISOString()} on ${machineLine()}; \`node --cpu-prof\`, server ${pinned ? 'pinned to CPU 1, autocannon to CPU 0' : 'not pinned'}; self time per origin and per function, idle excluded.`,
     '',
   ];
   try {
-    for (const protocol of ['V2 JSON', 'V2 binary'] as const) lines.push(...(await profileOne(protocol, path.join(root, protocol.replace(' ', '-')), pinned)));
+    for (const protocol of ['V2 JSON', 'V2 binary', 'gRPC raw'] as const) lines.push(...(await profileOne(protocol, path.join(root, protocol.replace(' ', '-')), pinned)));
   } finally {
     if (keepAt < 0) rmSync(root, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@ import { numberArg, writeResultsSection } from './harness.js';
 import { inProcessCeiling } from './in-process.js';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
-import { type Probe, probes, sampleData, v2Json } from './payloads.js';
+import { probes, sampleData, v2Json } from './payloads.js';
 import { onnxRepository, pinLoadGenerator, startHello, startKserveTs } from './servers.js';
 import { MLP, PATHS } from './suite-report.js';
 
@@ -40,8 +40,7 @@ async function main(): Promise<void> {
     results.push(await runLoad({ name: `${PATHS.hello} (framework ceiling)`, url: `${hello.base}/`, ...common }));
     const json = v2Json(MLP.tensor, data);
     results.push(await runLoad({ name: `${PATHS.echo} (traffic-shape ceiling)`, url: `${hello.base}/echo`, method: 'POST', body: json.body, headers: json.headers, ...common }));
-    const { probes: rest } = probes({ base: server.base, grpcPort: 0 }, MLP.tensor, data);
-    for (const p of rest as Probe[]) {
+    for (const p of probes({ base: server.base, grpcPort: 0 }, MLP.tensor, data)) {
       await p.check();
       results.push({ ...(await p.load(CONNECTIONS, SECONDS)), name: `${p.protocol} infer, mlp_64x8 batch 1` });
     }

@@ -11,7 +11,7 @@
  *   and --workers 1 vs 2.
  *
  * Servers run one model set at a time on CPU 1 and this process (the load generator:
- * autocannon for REST, one grpc-js channel for gRPC) on CPU 0, where taskset exists; the
+ * autocannon for REST, pre-encoded calls over node:http2 for gRPC) on CPU 0, where taskset exists; the
  * --workers rows run unpinned. Rows alternate kserve-ts and anchor so that drift on a shared
  * machine hits both alike.
  *
@@ -127,19 +127,14 @@ async function compared(python: string | undefined, pinned: boolean): Promise<Ro
           rows.push({ workload: m.label, path: PATHS.inProcess, c: '1', ours: measured(await inProcessCeiling(m.file, m.tensor, data, SECONDS, WARM_SECONDS)) });
           const a = probes(ours as ServerProcess, m.tensor, data);
           const b = anchor === undefined ? undefined : probes(anchor, m.tensor, data);
-          try {
-            await ready([...a.probes, ...(b?.probes ?? [])]);
-            for (const [i, protocol] of PROTOCOLS.entries()) {
-              for (const c of PLAN.sweep) {
-                progress(`${m.label}: ${protocol}, c=${c}`);
-                const mine = measured(await (a.probes[i] as Probe).load(c, SECONDS), (ours as ServerProcess).rssMiB());
-                const theirs = b === undefined ? undefined : measured(await (b.probes[i] as Probe).load(c, SECONDS), (anchor as ServerProcess).rssMiB());
-                rows.push({ workload: m.label, path: protocol, c: String(c), ours: mine, ...(theirs === undefined ? {} : { anchor: theirs }) });
-              }
+          await ready([...a, ...(b ?? [])]);
+          for (const [i, protocol] of PROTOCOLS.entries()) {
+            for (const c of PLAN.sweep) {
+              progress(`${m.label}: ${protocol}, c=${c}`);
+              const mine = measured(await (a[i] as Probe).load(c, SECONDS), (ours as ServerProcess).rssMiB());
+              const theirs = b === undefined ? undefined : measured(await (b[i] as Probe).load(c, SECONDS), (anchor as ServerProcess).rssMiB());
+              rows.push({ workload: m.label, path: protocol, c: String(c), ours: mine, ...(theirs === undefined ? {} : { anchor: theirs }) });
             }
-          } finally {
-            a.close();
-            b?.close();
           }
         }
       },

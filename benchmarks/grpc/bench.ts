@@ -7,8 +7,8 @@
  *   npm run build && node --import tsx benchmarks/grpc/bench.ts [--seconds 5] [--tsx]
  *
  * The server runs as its own process (dist/, or the sources through tsx with --tsx) with
- * one intra-op thread; the clients (one grpc-js channel, autocannon) run in this process on
- * the same machine, sending requests encoded once up front and leaving responses undecoded,
+ * one intra-op thread; the clients (pre-encoded calls over node:http2, autocannon) run in
+ * this process on the same machine, sending requests encoded once up front and leaving responses undecoded,
  * so the table compares the server paths rather than client-side encoders. Every path's
  * answer is checked once before it is timed. Prints a markdown table.
  */
@@ -35,18 +35,13 @@ async function main(): Promise<void> {
   try {
     for (const w of WORKLOADS) {
       const data = sampleData(w.model.tensor.shape);
-      const { probes: all, close } = probes(server, w.model.tensor, data);
-      const probe = all.find((p) => p.protocol === w.protocol);
-      try {
-        await probe?.check();
-        await probe?.load(w.concurrency, WARMUP_SECONDS);
-        const r = await probe?.load(w.concurrency, SECONDS);
-        if (r === undefined) throw new Error(`no ${w.protocol} probe`);
-        const mbps = (r.rps * data.byteLength) / 2 ** 20;
-        rows.push(`| ${w.protocol}, ${w.model.label} FP32 | ${w.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${mbps.toFixed(1)} | ${r.errors} |`);
-      } finally {
-        close();
-      }
+      const probe = probes(server, w.model.tensor, data).find((p) => p.protocol === w.protocol);
+      if (probe === undefined) throw new Error(`no ${w.protocol} probe`);
+      await probe.check();
+      await probe.load(w.concurrency, WARMUP_SECONDS);
+      const r = await probe.load(w.concurrency, SECONDS);
+      const mbps = (r.rps * data.byteLength) / 2 ** 20;
+      rows.push(`| ${w.protocol}, ${w.model.label} FP32 | ${w.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${mbps.toFixed(1)} | ${r.errors} |`);
     }
   } finally {
     await server.stop();
