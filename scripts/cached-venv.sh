@@ -22,10 +22,17 @@ if [[ -z "$python_bin" ]]; then
 fi
 py_ver="$("$python_bin" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
 
-key_input="$*"
+# A requirements file counts by its content, not its path, so clones at different paths
+# share the venv.
+key_input=""
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
-  if [[ "${args[$i]}" == "-r" ]]; then key_input+=$'\n'"$(cat "${args[$((i + 1))]}")"; fi
+  if [[ "${args[$i]}" == "-r" ]]; then
+    key_input+=$'\n'"-r $(cat "${args[$((i + 1))]}")"
+    i=$((i + 1))
+  else
+    key_input+=$'\n'"${args[$i]}"
+  fi
 done
 key="$(printf '%s' "$key_input" | sha256sum | cut -c1-12)"
 
