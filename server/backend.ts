@@ -23,6 +23,11 @@ export interface LoadOptions {
   /** Threads for one operator's parallel work; 0 lets the runtime decide. */
   readonly intraOpThreads: number;
   readonly interOpThreads: number;
+  /**
+   * A model whose warm-up inference takes at most this many microseconds may also run small
+   * requests on the main thread (no worker hand-off); 0 keeps every request off the event loop.
+   */
+  readonly inlineMaxMicros: number;
   readonly logger: Logger;
 }
 

@@ -26,6 +26,8 @@ export interface ServerConfig {
   /** 0 = one per CPU this process may use (cgroup quota aware). */
   readonly intraOpThreads: number;
   readonly interOpThreads: number;
+  /** Tiny models (warm-up ≤ this many µs) also run small requests on the main thread; 0 = never. */
+  readonly inlineMaxMicros: number;
   /** Bounded wait for in-flight requests on SIGTERM/SIGINT and on unload (seconds). */
   readonly gracePeriodSeconds: number;
 }
@@ -57,6 +59,7 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ['grpc_max_receive_message_length', { key: 'grpcMaxReceiveMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC request (bytes; -1 = no limit)' }],
   ['execution_providers', { key: 'executionProviders', kind: 'list', dflt: 'cpu', help: 'onnxruntime providers in order of preference, e.g. cuda,cpu' }],
   ['intra_op_threads', { key: 'intraOpThreads', kind: 'int', dflt: '0', help: 'threads per operator; 0 = CPUs available to the process' }],
+  ['inline_max_us', { key: 'inlineMaxMicros', kind: 'int', dflt: '100', help: 'a model whose batch-1 inference takes at most this many µs also runs small requests on the main thread, skipping the worker hand-off; 0 = always a worker thread' }],
   ['inter_op_threads', { key: 'interOpThreads', kind: 'int', dflt: '1', help: 'threads across independent operators' }],
   ['grace_period_seconds', { key: 'gracePeriodSeconds', kind: 'int', dflt: '30', help: 'drain time on shutdown and unload (seconds)' }],
   // Accepted because KServe runtimes pass them; they have no effect here.
@@ -203,6 +206,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     // Divided among worker processes so that N workers do not oversubscribe the CPUs.
     intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
     interOpThreads: Math.max(1, int('inter_op_threads')),
+    inlineMaxMicros: Math.max(0, int('inline_max_us')),
     gracePeriodSeconds: int('grace_period_seconds'),
   };
   return { config: Object.freeze(config), warnings, help };

@@ -57,6 +57,7 @@ export async function createServer(
       executionProviders: config.executionProviders,
       intraOpThreads: config.intraOpThreads,
       interOpThreads: config.interOpThreads,
+      inlineMaxMicros: config.inlineMaxMicros,
       logger,
     },
     logger,

@@ -48,7 +48,7 @@ describe('model instance failure', () => {
     const repo = new ModelRepository({
       source: repositorySource(root),
       backends: new BackendRegistry().register(backend),
-      loadOptions: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, logger },
+      loadOptions: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, logger },
       logger,
       drainTimeoutMs: 1000,
     });

@@ -20,7 +20,7 @@ function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<st
   });
   const logger = pino({ level: 'debug' }, stream);
   return {
-    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, logger },
+    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, logger },
     lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }

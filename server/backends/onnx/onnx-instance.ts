@@ -1,18 +1,20 @@
 /**
  * A loaded ONNX model version: one worker thread owning one onnxruntime session. Requests
  * are posted to the worker with their tensor buffers transferred (or copied once when a
- * buffer is shared with other data); results come back the same way.
+ * buffer is shared with other data); results come back the same way. Tiny models also get
+ * a main-thread session for small requests (onnx-inline.ts).
  *
  * If the worker dies, every pending request fails with an internal error and later calls
  * fail fast; the repository reports the model as failed on its next readiness check.
  */
-import { type TensorData, isDatatype } from '../../../protocols/datatypes.js';
+import { type NumericArray, type TensorData, isDatatype } from '../../../protocols/datatypes.js';
 import { errors } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
+import { type InlinePlan, planInline } from './onnx-inline.js';
 import { ortFromV2, v2FromOrt } from './onnx-types.js';
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
@@ -55,6 +57,15 @@ function fromWire(t: WireTensor): Tensor {
   return { name: t.name, datatype, shape: t.dims, data };
 }
 
+function fitsInline(inputs: readonly Tensor[], maxElements: number): boolean {
+  let n = 0;
+  for (const t of inputs) {
+    if (Array.isArray(t.data)) return false;
+    n += t.data.length;
+  }
+  return n <= maxElements;
+}
+
 /** Rewrites onnxruntime's terse load errors where we know what they mean. */
 function explainLoadError(message: string): string {
   // ONNX TensorProto.DataType 16 is BFLOAT16, which onnxruntime-node has no JS tensor type for.
@@ -67,13 +78,21 @@ function explainLoadError(message: string): string {
 export class OnnxInstance implements ModelInstance {
   readonly platform = 'onnxruntime_onnx';
   readonly #session: WorkerSession<OnnxJob, WireTensor[]>;
+  readonly #inline: InlinePlan | undefined;
 
   private constructor(
     session: WorkerSession<OnnxJob, WireTensor[]>,
+    inline: InlinePlan | undefined,
     readonly inputs: readonly TensorSpec[],
     readonly outputs: readonly TensorSpec[],
   ) {
     this.#session = session;
+    this.#inline = inline;
+  }
+
+  /** Whether small requests run on the main thread (for logs and tests). */
+  get inline(): boolean {
+    return this.#inline !== undefined;
   }
 
   /** Starts a worker, loads the session there and resolves once it is ready to run. */
@@ -99,18 +118,40 @@ export class OnnxInstance implements ModelInstance {
       options.logger.debug({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
-    return new OnnxInstance(session, inputs, outputs);
+    let inline: InlinePlan | undefined;
+    try {
+      const planned = await planInline(settings, inputs, outputs, options.inlineMaxMicros, (job) =>
+        session.run(
+          // The worker keeps the warm-up feeds: each run gets its own copies.
+          { ...job, feeds: job.feeds.map((f) => ({ ...f, data: Array.isArray(f.data) ? f.data : f.data.slice() })) },
+          [],
+        ),
+      );
+      inline = planned.plan;
+      options.logger.debug({ model: spec.modelName, inline: inline !== undefined, reason: planned.reason }, 'onnx inline execution');
+    } catch (e) {
+      // The worker session serves everything; inline is only an optimisation.
+      options.logger.warn({ model: spec.modelName, err: (e as Error).message }, 'inline session not created; using the worker only');
+    }
+    return new OnnxInstance(session, inline, inputs, outputs);
   }
 
   /** onnxruntime sessions take no per-request options, so `parameters` are not used. */
   async infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]> {
+    const inline = this.#inline;
+    if (inline !== undefined && fitsInline(inputs, inline.maxElements)) {
+      const feeds = inputs.map((t): WireTensor => ({ name: t.name, type: ortFromV2(t.datatype), dims: t.shape, data: t.data as NumericArray }));
+      const outputs = await inline.runner.run({ feeds, fetches: outputNames }, (d) => d);
+      return outputs.map(fromWire);
+    }
     const { feeds, transfer } = toWire(inputs);
     const outputs = await this.#session.run({ feeds, fetches: outputNames }, transfer);
     return outputs.map(fromWire);
   }
 
-  unload(): Promise<void> {
-    return this.#session.unload();
+  async unload(): Promise<void> {
+    await this.#session.unload();
+    await this.#inline?.runner.close();
   }
 
   onFailure(listener: (err: Error) => void): void {

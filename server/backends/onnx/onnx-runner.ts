@@ -1,0 +1,63 @@
+/**
+ * One onnxruntime InferenceSession and how to run a job on it, independent of the thread it
+ * lives on: the session worker (onnx-worker.ts) uses it for every model, and the main
+ * thread uses it for models small enough to run inline (onnx-inline.ts).
+ *
+ * Threading: onnxruntime-node creates sessions and runs them synchronously on the calling
+ * thread (its `run` is a setImmediate around a blocking call).
+ */
+import ort from 'onnxruntime-node';
+import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
+
+function valueInfo(meta: readonly ort.InferenceSession.ValueMetadata[]): WireValueInfo[] {
+  return meta.map((m) =>
+    m.isTensor
+      ? { name: m.name, type: m.type, shape: m.shape.map((d) => (typeof d === 'number' ? d : String(d))) }
+      : { name: m.name, type: undefined, shape: [] },
+  );
+}
+
+export interface OnnxRunner {
+  readonly loaded: OnnxLoaded;
+  /** Runs one job; output buffers go through `keep` (the worker transfers them, inline keeps them). */
+  run(job: OnnxJob, keep: (data: Exclude<WireTensor['data'], string[]>) => WireTensor['data']): Promise<WireTensor[]>;
+  close(): Promise<void>;
+}
+
+/** Creates the session, falling back to the CPU provider (with a warning) when others fail. */
+export async function createRunner(settings: SessionSettings, warnings: string[]): Promise<OnnxRunner> {
+  const options = (providers: readonly string[]): ort.InferenceSession.SessionOptions => ({
+    executionProviders: providers,
+    intraOpNumThreads: settings.intraOpThreads,
+    interOpNumThreads: settings.interOpThreads,
+    graphOptimizationLevel: 'all',
+  });
+  const wanted = settings.executionProviders;
+  let session: ort.InferenceSession;
+  let providers = wanted;
+  try {
+    session = await ort.InferenceSession.create(settings.modelPath, options(wanted));
+  } catch (e) {
+    if (wanted.length === 1 && wanted[0] === 'cpu') throw e;
+    warnings.push(`execution providers [${wanted.join(', ')}] failed (${(e as Error).message.split('\n')[0]}); falling back to cpu`);
+    session = await ort.InferenceSession.create(settings.modelPath, options(['cpu']));
+    providers = ['cpu'];
+  }
+  return {
+    loaded: { inputs: valueInfo(session.inputMetadata), outputs: valueInfo(session.outputMetadata), executionProviders: providers },
+    run: async (job, keep) => {
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const t of job.feeds) feeds[t.name] = new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+      const result = await session.run(feeds, job.fetches as string[]);
+      const outputs: WireTensor[] = [];
+      for (const name of job.fetches) {
+        const value = result[name];
+        if (value === undefined) throw new Error(`model produced no output '${name}'`);
+        const data = value.data as WireTensor['data'];
+        outputs.push({ name, type: value.type, dims: value.dims, data: Array.isArray(data) ? data : keep(data) });
+      }
+      return outputs;
+    },
+    close: () => session.release(),
+  };
+}
