@@ -19,6 +19,7 @@ const options = (inlineMaxMicros: number): LoadOptions => ({
 async function load(name: string, inlineMaxMicros: number): Promise<ModelInstance & Pick<OnnxInstance, 'inline'>> {
   const file = fixture(name);
   const m = await onnxBackend.load({ modelName: name, version: undefined, dir: path.dirname(file), file, config: undefined }, options(inlineMaxMicros));
+  await (m as OnnxInstance).inlineSettled();
   return m as ModelInstance & Pick<OnnxInstance, 'inline'>;
 }
 

@@ -78,21 +78,48 @@ function explainLoadError(message: string): string {
 export class OnnxInstance implements ModelInstance {
   readonly platform = 'onnxruntime_onnx';
   readonly #session: WorkerSession<OnnxJob, WireTensor[]>;
-  readonly #inline: InlinePlan | undefined;
+  /** Set once the background measurement says so; until then every request uses the worker. */
+  #inline: InlinePlan | undefined;
+  #planning: Promise<void> = Promise.resolve();
+  #unloaded = false;
 
   private constructor(
     session: WorkerSession<OnnxJob, WireTensor[]>,
-    inline: InlinePlan | undefined,
     readonly inputs: readonly TensorSpec[],
     readonly outputs: readonly TensorSpec[],
   ) {
     this.#session = session;
-    this.#inline = inline;
   }
 
   /** Whether small requests run on the main thread (for logs and tests). */
   get inline(): boolean {
     return this.#inline !== undefined;
+  }
+
+  /** Resolves when the inline measurement has finished (tests). */
+  inlineSettled(): Promise<void> {
+    return this.#planning;
+  }
+
+  /**
+   * Measures the model for inline execution after it is ready, so cold start never waits
+   * for it; requests meanwhile go to the worker.
+   */
+  #planInline(settings: SessionSettings, spec: LoadSpec, options: LoadOptions): void {
+    this.#planning = planInline(settings, this.inputs, this.outputs, options.inlineMaxMicros, (job) =>
+      // No transfer list: the worker gets copies and the warm-up feeds stay usable.
+      this.#session.run(job, []),
+    ).then(
+      async ({ plan, reason }) => {
+        if (plan && this.#unloaded) await plan.runner.close();
+        else this.#inline = plan;
+        options.logger.debug({ model: spec.modelName, inline: this.#inline !== undefined, reason }, 'onnx inline execution');
+      },
+      (e: unknown) => {
+        // The worker session serves everything; inline is only an optimisation.
+        options.logger.warn({ model: spec.modelName, err: (e as Error).message }, 'inline session not created; using the worker only');
+      },
+    );
   }
 
   /** Starts a worker, loads the session there and resolves once it is ready to run. */
@@ -118,22 +145,9 @@ export class OnnxInstance implements ModelInstance {
       options.logger.debug({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
-    let inline: InlinePlan | undefined;
-    try {
-      const planned = await planInline(settings, inputs, outputs, options.inlineMaxMicros, (job) =>
-        session.run(
-          // The worker keeps the warm-up feeds: each run gets its own copies.
-          { ...job, feeds: job.feeds.map((f) => ({ ...f, data: Array.isArray(f.data) ? f.data : f.data.slice() })) },
-          [],
-        ),
-      );
-      inline = planned.plan;
-      options.logger.debug({ model: spec.modelName, inline: inline !== undefined, reason: planned.reason }, 'onnx inline execution');
-    } catch (e) {
-      // The worker session serves everything; inline is only an optimisation.
-      options.logger.warn({ model: spec.modelName, err: (e as Error).message }, 'inline session not created; using the worker only');
-    }
-    return new OnnxInstance(session, inline, inputs, outputs);
+    const instance = new OnnxInstance(session, inputs, outputs);
+    instance.#planInline(settings, spec, options);
+    return instance;
   }
 
   /** onnxruntime sessions take no per-request options, so `parameters` are not used. */
@@ -150,8 +164,12 @@ export class OnnxInstance implements ModelInstance {
   }
 
   async unload(): Promise<void> {
+    this.#unloaded = true;
+    await this.#planning;
+    const inline = this.#inline;
+    this.#inline = undefined;
     await this.#session.unload();
-    await this.#inline?.runner.close();
+    await inline?.runner.close();
   }
 
   onFailure(listener: (err: Error) => void): void {
