@@ -59,7 +59,7 @@ export function validateInferenceService(isvc: InferenceService, defaultDeployme
     return problems;
   }
   validatePredictor(predictor, problems);
-  validateComponent('spec.predictor', predictor, mode, annotations, problems);
+  validateComponent(predictor, { field: 'spec.predictor', mode, annotations, problems });
   if (predictor.canaryTrafficPercent !== undefined) {
     const p = predictor.canaryTrafficPercent;
     if (!Number.isInteger(p) || p < 0 || p > 100) problems.push(`spec.predictor.canaryTrafficPercent must be an integer from 0 to 100, got ${p}`);
@@ -69,7 +69,7 @@ export function validateInferenceService(isvc: InferenceService, defaultDeployme
   const transformer = isvc.spec.transformer;
   if (transformer) {
     if (!transformer.containers || transformer.containers.length === 0) problems.push('spec.transformer.containers must name at least one container');
-    validateComponent('spec.transformer', transformer, mode, annotations, problems);
+    validateComponent(transformer, { field: 'spec.transformer', mode, annotations, problems });
   }
   return problems;
 }
@@ -154,13 +154,16 @@ function implementations(p: PredictorSpec): number {
   return n;
 }
 
-function validateComponent(
-  field: string,
-  c: ComponentExtensionSpec,
-  mode: DeploymentMode,
-  annotations: Record<string, string>,
-  problems: string[],
-): void {
+/** What the per-component checks need: where the component sits and how it is deployed. */
+interface ComponentContext {
+  readonly field: string;
+  readonly mode: DeploymentMode;
+  readonly annotations: Record<string, string>;
+  readonly problems: string[];
+}
+
+function validateComponent(c: ComponentExtensionSpec, ctx: ComponentContext): void {
+  const { field, problems } = ctx;
   const min = c.minReplicas;
   const max = c.maxReplicas;
   if (min !== undefined && min < 0) problems.push(`${field}.minReplicas cannot be less than 0, got ${min}`);
@@ -172,16 +175,11 @@ function validateComponent(
   if (c.containerConcurrency !== undefined && c.containerConcurrency < 0) {
     problems.push(`${field}.containerConcurrency cannot be less than 0, got ${c.containerConcurrency}`);
   }
-  validateAutoscaling(field, c, mode, annotations, problems);
+  validateAutoscaling(c, ctx);
 }
 
-function validateAutoscaling(
-  field: string,
-  c: ComponentExtensionSpec,
-  mode: DeploymentMode,
-  annotations: Record<string, string>,
-  problems: string[],
-): void {
+function validateAutoscaling(c: ComponentExtensionSpec, ctx: ComponentContext): void {
+  const { field, mode, annotations, problems } = ctx;
   if (mode === 'Standard') {
     const autoscaler = annotations[ANN_AUTOSCALER_CLASS] ?? 'hpa';
     if (autoscaler === 'hpa') validateHpa(field, c, 'Standard mode with the hpa autoscaler', problems);
