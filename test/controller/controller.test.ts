@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
@@ -24,6 +24,11 @@ import {
   notFound,
   waitForIsvc,
 } from './kube-test-helpers.js';
+
+// Every test here waits on a real control plane that shares two cores with the rest of the
+// suite: waits carry their own deadlines (and report what they last saw), so the test
+// deadline only has to be longer than those.
+vi.setConfig({ testTimeout: 150_000 });
 
 const RUNTIME_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8');
 const CONFIG_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/inferenceservice-config.yaml'), 'utf8');
@@ -54,6 +59,13 @@ beforeAll(async () => {
   controller = await startController(cp, 'replica-a', [], controllerKubeconfig);
   await kubectlApply(cp, RUNTIME_YAML);
 }, 45 * 60_000);
+
+// On a failure, show what the controller was doing: its log is the first thing to read.
+beforeEach(() => {
+  onTestFailed(() => {
+    process.stderr.write(`--- controller ${controller?.identity} log (tail) ---\n${controller?.cli.output().slice(-6000) ?? ''}\n`);
+  });
+});
 
 afterAll(async () => {
   await controller?.stop();
@@ -308,7 +320,7 @@ describe('resilience', () => {
 
   it('a controller restart creates no duplicates and rewrites nothing', async () => {
     await kubectlApply(cp, isvcYaml('steady', `  predictor:\n    maxReplicas: 2\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/steady\n`), ns);
-    await waitForIsvc(c, ns, 'steady', isReady, 'Ready');
+    await waitForIsvc(c, ns, 'steady', isReady, 'Ready', 90_000);
     const before = await c.apps.readNamespacedDeployment({ name: 'steady-predictor', namespace: ns });
     const isvcBefore = await getIsvc(c, ns, 'steady');
     expect(await controller.stop()).toBe(0);

@@ -240,8 +240,9 @@ describe('a test process that dies without stop()', () => {
         until: (live) => live.length === 0,
       });
       // Its temp folder goes with the next start (or an explicit sweep) once it is reaped.
+      // Another test file starting a control plane at the same moment may sweep it first,
+      // so only the end state is asserted.
       await exited;
-      expect(fs.existsSync(cpDir)).toBe(true);
       removeOrphanedDirs();
       expect(fs.existsSync(cpDir)).toBe(false);
     } finally {

@@ -6,12 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KnativeService } from '../../controller/reconcile/knative/knative-service.js';
 import { ROOT } from '../helpers/server.js';
 import { type ControllerProcess, startController } from './controller-process.js';
 import { type TestControlPlane, startControlPlane, waitFor } from './harness/index.js';
 import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, waitForIsvc } from './kube-test-helpers.js';
+
+// Every test here waits on a real control plane that shares two cores with the rest of the
+// suite: waits carry their own deadlines (and report what they last saw), so the test
+// deadline only has to be longer than those.
+vi.setConfig({ testTimeout: 150_000 });
 
 const NS = 'knative';
 let cp: TestControlPlane;
