@@ -36,8 +36,17 @@ export async function kubectlApplyRejected(cp: TestControlPlane, yaml: string, n
   return r.stderr;
 }
 
+/**
+ * Creates a namespace and waits for its `default` ServiceAccount: until the controller
+ * manager has made it, pod creation there is rejected and the ReplicaSet controller backs
+ * off exponentially, which on a loaded machine can delay a Deployment by a minute or more.
+ */
 export async function createNamespace(c: Clients, name: string): Promise<void> {
   await c.core.createNamespace({ body: { metadata: { name } } });
+  await waitFor(() => c.core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
+    description: `the default ServiceAccount of namespace ${name}`,
+    timeoutMs: 60_000,
+  });
 }
 
 export async function getIsvc(c: Clients, namespace: string, name: string): Promise<InferenceService> {
