@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './server.js';
+import { tiedToParent } from './tied-process.js';
 
 export const CLI = path.join(ROOT, 'dist/bin/kserve-ts.js');
 
@@ -16,7 +17,8 @@ export interface CliProcess {
 }
 
 export function runCli(args: string[]): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, argv] = tiedToParent(process.execPath, [CLI, ...args]);
+  const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {

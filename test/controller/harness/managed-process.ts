@@ -7,8 +7,9 @@
  *   - stop() sends SIGTERM, then SIGKILL after a grace period, and resolves once it has exited.
  * Output goes to a log file whose tail is quoted in start-up errors.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { tiedToParent } from '../../helpers/tied-process.js';
 
 export interface ManagedProcess {
   readonly name: string;
@@ -27,11 +28,6 @@ export interface ManagedProcess {
 const live = new Set<ChildProcess>();
 let exitHandlerInstalled = false;
 
-const setpriv = (() => {
-  const r = spawnSync('setpriv', ['--help'], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.includes('--pdeathsig');
-})();
-
 export function startProcess(name: string, command: string, args: readonly string[], logFile: string): ManagedProcess {
   if (!exitHandlerInstalled) {
     exitHandlerInstalled = true;
@@ -40,7 +36,7 @@ export function startProcess(name: string, command: string, args: readonly strin
     });
   }
   const log = fs.openSync(logFile, 'a');
-  const [cmd, argv] = setpriv ? ['setpriv', ['--pdeathsig', 'KILL', '--', command, ...args]] : [command, [...args]];
+  const [cmd, argv] = tiedToParent(command, args);
   const child = spawn(cmd, argv, { stdio: ['ignore', log, log], detached: false });
   fs.closeSync(log);
   if (child.pid === undefined) throw new Error(`could not start ${name} (${command})`);
