@@ -13,7 +13,7 @@ import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
 import type { ConfigSource } from './config/config-source.js';
 import { LABEL_ISVC } from './constants.js';
-import { apiErrorMessage } from './kube/api-errors.js';
+import { apiErrorMessage, isNotFound } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import { Watcher } from './kube/watcher.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -153,7 +153,7 @@ export class Controller {
     try {
       await this.opts.clients.custom.listCustomObjectForAllNamespaces({ ...KNATIVE_SERVICES, limit: 1 });
     } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
+      if (!isNotFound(err)) throw err;
       installed = false;
     }
     this.knative = { installed, checkedAt: Date.now() };

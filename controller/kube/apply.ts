@@ -48,13 +48,3 @@ export async function deleteIfExists(objects: KubernetesObjectApi, ref: Kubernet
     throw err;
   }
 }
-
-/** Reads an object, or undefined when it does not exist. */
-export async function readIfExists<T extends KubernetesObject>(objects: KubernetesObjectApi, ref: KubernetesObject): Promise<T | undefined> {
-  try {
-    return (await objects.read(ref as never)) as T;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}

@@ -12,6 +12,7 @@ import type {
 } from '@kubernetes/client-node';
 import { LABEL_ISVC } from '../constants.js';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION } from '../api/inference-service.js';
+import { isNotFound } from '../kube/api-errors.js';
 
 export const WEBHOOK_PATHS = {
   pods: '/mutate-pods',
@@ -131,7 +132,7 @@ async function upsert(
   try {
     existing = await read();
   } catch (err) {
-    if ((err as { code?: number }).code !== 404) throw err;
+    if (!isNotFound(err)) throw err;
   }
   if (existing) await replace(existing.metadata?.resourceVersion);
   else await create();

@@ -1,7 +1,7 @@
 /** Starts `kserve-ts controller` (the built CLI) against a test control plane. */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 import { type CliProcess, runCli } from '../helpers/process.js';
 import type { TestControlPlane } from './harness/index.js';
 
@@ -13,18 +13,6 @@ export interface ControllerProcess {
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
   kill(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

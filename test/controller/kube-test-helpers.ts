@@ -2,6 +2,7 @@
 import { AppsV1Api, AutoscalingV2Api, CoreV1Api, CustomObjectsApi, CoordinationV1Api } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { Condition, InferenceService } from '../../controller/api/inference-service.js';
+import { isNotFound } from '../../controller/kube/api-errors.js';
 import { type TestControlPlane, waitFor } from './harness/index.js';
 
 export interface Clients {
@@ -81,6 +82,6 @@ export async function notFound(p: Promise<unknown>): Promise<boolean> {
     await p;
     return false;
   } catch (err) {
-    return (err as { code?: number }).code === 404;
+    return isNotFound(err);
   }
 }

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { crc32 } from 'node:zlib';
+import { freePort } from '../helpers/free-port.js';
 import { ROOT } from '../helpers/server.js';
 
 export const SI_CLI = path.join(ROOT, 'dist/bin/storage-initializer.js');
@@ -28,14 +29,6 @@ export function installServers(): Servers {
 
 export function tempDir(prefix = 'si-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
-}
-
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, log: () => string): Promise<void> {

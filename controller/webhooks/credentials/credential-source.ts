@@ -6,16 +6,12 @@
  * Contract: a missing object resolves to `undefined`; any other failure rejects.
  */
 import type { CoreV1Api, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
+import { isNotFound } from '../../kube/api-errors.js';
 import { errors } from '../errors.js';
 
 export interface CredentialSource {
   serviceAccount(namespace: string, name: string): Promise<V1ServiceAccount | undefined>;
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
-}
-
-function isNotFound(err: unknown): boolean {
-  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown };
-  return e?.code === 404 || e?.statusCode === 404;
 }
 
 async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
