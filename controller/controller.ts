@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './api/inference-service.js';
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
 import type { ConfigSource } from './config/config-source.js';
-import { LABEL_ISVC } from './constants.js';
+import { LABEL_COMPONENT, LABEL_ISVC } from './constants.js';
 import { apiErrorMessage, isNotFound } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import { Watcher } from './kube/watcher.js';
@@ -39,6 +39,7 @@ export class Controller {
   private readonly watchers: Watcher<KubernetesObject>[] = [];
   private isvcs!: Watcher<InferenceService>;
   private runtimes!: Watcher<ServingRuntime>;
+  private pods!: Watcher<V1Pod>;
   private clusterRuntimes!: Watcher<ServingRuntime>;
   private resyncTimer: NodeJS.Timeout | undefined;
   private knative: { installed: boolean; checkedAt: number } | undefined;
@@ -54,6 +55,10 @@ export class Controller {
     this.reconciler = new InferenceServiceReconciler({
       clients: opts.clients,
       config: () => opts.config.current(),
+      pods: (namespace, isvc, component) =>
+        this.pods
+          .list(namespace)
+          .filter((p) => p.metadata?.labels?.[LABEL_ISVC] === isvc && p.metadata.labels[LABEL_COMPONENT] === component),
       runtimes: {
         namespaced: (ns) => this.runtimes.list(ns),
         cluster: () => this.clusterRuntimes.list(),
@@ -91,7 +96,7 @@ export class Controller {
       () => this.enqueueAll(undefined),
     );
     this.watch<V1Deployment>('deployments', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
-    this.watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
+    this.pods = this.watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
     if (await this.knativeInstalled()) {
       this.watch<KnativeService>('knative-services', '/apis/serving.knative.dev/v1/services', () =>
         custom.listCustomObjectForAllNamespaces(KNATIVE_SERVICES) as Promise<KubernetesListObject<KnativeService>>,

@@ -19,7 +19,7 @@ import {
 import { modelSpecOf } from '../api/model-spec.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import { type InferenceServiceConfig, renderDomain } from '../config/inferenceservice-config.js';
-import { LABEL_COMPONENT, LABEL_ISVC, type DeploymentMode } from '../constants.js';
+import type { DeploymentMode } from '../constants.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
@@ -42,8 +42,16 @@ export interface RuntimeLister {
   cluster(): readonly ServingRuntime[];
 }
 
+/**
+ * The pods of one component, from the controller's watch cache: every change to them
+ * already re-queues the ISVC, so reading the cache is as fresh as a list call and costs
+ * no request per reconcile.
+ */
+export type PodLister = (namespace: string, isvc: string, component: ComponentType) => readonly V1Pod[];
+
 export interface ReconcilerDeps {
   readonly clients: KubeClients;
+  readonly pods: PodLister;
   /** The current parsed ConfigMap; throws a ConfigError when it is invalid. */
   readonly config: () => InferenceServiceConfig;
   readonly runtimes: RuntimeLister;
@@ -96,7 +104,7 @@ export class InferenceServiceReconciler {
     const transformerOutcome = outcomes.get('transformer');
     if (transformerOutcome) conditions.push({ ...transformerOutcome.ready, type: TRANSFORMER_READY });
     status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
-    const pods = await this.componentPods(isvc, 'predictor');
+    const pods = this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, 'predictor');
     status.modelStatus = modelStatusFromPods(pods, predictorOutcome.ready.status === 'True');
     this.setAddresses(isvc, mode, config, status, transformer !== undefined);
     conditions.push(status.url ? condition(INGRESS_READY, 'True') : condition(INGRESS_READY, 'Unknown', 'IngressNotConfigured', 'waiting for the component URL'));
@@ -176,14 +184,6 @@ export class InferenceServiceReconciler {
     const previous = status.components?.[plan.component];
     const ksvc = await applyCustomObject<KnativeService>(this.deps.clients.custom, KNATIVE_SERVICES, desiredKnativeService(isvc, plan, previous));
     return { ready: readinessFromKnative(PREDICTOR_READY, ksvc), status: componentStatusFromKnative(ksvc, previous) };
-  }
-
-  private async componentPods(isvc: InferenceService, component: ComponentType): Promise<V1Pod[]> {
-    const list = await this.deps.clients.core.listNamespacedPod({
-      namespace: isvc.metadata.namespace!,
-      labelSelector: `${LABEL_ISVC}=${isvc.metadata.name},${LABEL_COMPONENT}=${component}`,
-    });
-    return list.items;
   }
 
   /** KServe's URL rules: Standard from the domain template; Knative from the ksvc URL minus `-predictor`. */
