@@ -46,12 +46,13 @@ export function planRuntimePredictor(
     ...mergeNodeSelector(runtime.spec.nodeSelector, predictor.nodeSelector),
     ...mergePullSecrets(runtime.spec.imagePullSecrets, predictor.imagePullSecrets),
   };
+  const annotations = componentAnnotations(isvc, runtime.spec.annotations, predictor.annotations);
   return {
     component: 'predictor',
     name: componentName(isvc.metadata.name!, 'predictor'),
     labels: componentLabels(isvc, 'predictor', runtime.spec.labels, predictor.labels),
-    annotations: componentAnnotations(isvc, runtime.spec.annotations, predictor.annotations),
-    podAnnotations: { ...componentAnnotations(isvc, runtime.spec.annotations, predictor.annotations), ...storageAnnotations(model, storageUri) },
+    annotations,
+    podAnnotations: { ...annotations, ...storageAnnotations(model, storageUri) },
     podSpec,
     ports: portsOf(container),
     scaling: predictor,
@@ -64,13 +65,14 @@ export function planCustomPredictor(isvc: InferenceService, config: InferenceSer
   const [first, ...rest] = predictor.containers ?? [];
   const storageUri = first?.env?.find((e) => e.name === 'STORAGE_URI')?.value;
   const container = withDefaults(renderContainer({ ...first!, name: KSERVE_CONTAINER }, isvc.metadata), config, undefined);
+  const annotations = componentAnnotations(isvc, predictor.annotations);
   return {
     component: 'predictor',
     name: componentName(isvc.metadata.name!, 'predictor'),
     labels: componentLabels(isvc, 'predictor', predictor.labels),
-    annotations: componentAnnotations(isvc, predictor.annotations),
+    annotations,
     podAnnotations: {
-      ...componentAnnotations(isvc, predictor.annotations),
+      ...annotations,
       ...(storageUri ? { [ANN_STORAGE_INITIALIZER_SOURCE_URI]: storageUri } : {}),
     },
     podSpec: { ...podFields(predictor), containers: [container, ...rest], ...mergeNodeSelector(undefined, predictor.nodeSelector), ...mergePullSecrets(undefined, predictor.imagePullSecrets) },
