@@ -17,6 +17,7 @@ describe('parseServeArgs', () => {
       restMaxBodyBytes: 256 * 1024 * 1024,
       executionProviders: ['cpu'],
       intraOpThreads: usableCpus(),
+      inlineMaxMicros: 100,
       logLevel: 'info',
     });
     expect(warnings).toEqual([]);
@@ -34,6 +35,7 @@ describe('parseServeArgs', () => {
     [['--grpc_max_receive_message_length', '-1'], { grpcMaxReceiveMessageLength: -1 }],
     [['--execution_providers', 'CUDA, cpu'], { executionProviders: ['cuda', 'cpu'] }],
     [['--log_level', 'warning'], { logLevel: 'warn' }],
+    [['--inline_max_us', '0'], { inlineMaxMicros: 0 }],
   ])('%j', (argv, expected) => {
     expect(parseServeArgs(argv, {}).config).toMatchObject(expected);
   });
@@ -59,6 +61,7 @@ describe('parseServeArgs', () => {
     [['--log_level', 'loud'], "--log_level must be one of trace, debug, info, warn, error; got 'loud'"],
     [['--workers', '0'], '--workers must be at least 1'],
     [['--http_port'], '--http_port needs a value'],
+    [['--inline_max_us', '-5'], "--inline_max_us expects a non-negative integer, got '-5'"],
   ])('rejects %j', (argv, message) => {
     expect(() => parseServeArgs(argv, {})).toThrow(ConfigError);
     expect(() => parseServeArgs(argv, {})).toThrow(message);

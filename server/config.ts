@@ -206,7 +206,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     // Divided among worker processes so that N workers do not oversubscribe the CPUs.
     intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
     interOpThreads: Math.max(1, int('inter_op_threads')),
-    inlineMaxMicros: Math.max(0, int('inline_max_us')),
+    inlineMaxMicros: int('inline_max_us'),
     gracePeriodSeconds: int('grace_period_seconds'),
   };
   return { config: Object.freeze(config), warnings, help };
