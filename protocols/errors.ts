@@ -38,6 +38,23 @@ const KINDS = {
 
 export type ErrorKind = keyof typeof KINDS;
 
+/** Every kind in the catalogue, e.g. for tables that must cover them all. */
+export const errorKinds = Object.keys(KINDS) as ErrorKind[];
+
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && Object.hasOwn(KINDS, value);
+}
+
+/**
+ * An error as plain data, for boundaries that structured-clone (worker threads): a class
+ * instance loses its kind there, so it travels as `{kind, message}` and is rebuilt with
+ * `fromWireError` on the other side.
+ */
+export interface WireError {
+  readonly kind: ErrorKind;
+  readonly message: string;
+}
+
 export class KServeError extends Error {
   readonly kind: ErrorKind;
   constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
@@ -75,6 +92,21 @@ export const errors = {
     new KServeError('InferenceError', reason, { cause }),
   internal: (reason: string, cause?: unknown) => new KServeError('Internal', reason, { cause }),
 };
+
+/**
+ * Flattens anything thrown for a structured-clone boundary. A catalogue error keeps its
+ * kind; anything else takes `fallback`, since a runtime's own exception (onnxruntime,
+ * TensorFlow) is a failed inference rather than a bug in the server.
+ */
+export function toWireError(err: unknown, fallback: ErrorKind = 'InferenceError'): WireError {
+  if (err instanceof KServeError) return { kind: err.kind, message: err.message };
+  return { kind: fallback, message: err instanceof Error ? err.message : String(err) };
+}
+
+/** Rebuilds a catalogue error from `toWireError`'s data; an unknown kind is an internal error. */
+export function fromWireError(wire: WireError): KServeError {
+  return new KServeError(isErrorKind(wire.kind) ? wire.kind : 'Internal', wire.message);
+}
 
 /**
  * Turns anything thrown into a catalogue error. Unknown errors keep the anchor's

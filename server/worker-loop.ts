@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { NumericArray } from '../protocols/datatypes.js';
+import { toWireError } from '../protocols/errors.js';
 import type { FromWorker, JobResult, RunJob, ToWorker } from './worker-messages.js';
 
 export interface JobRunner<J, R> {
@@ -63,7 +64,8 @@ async function runJobs<L, J, R>(runner: JobRunner<J, R>, jobs: ReadonlyArray<Run
       post({ op: 'results', results }, [...transfer]);
     } catch (e) {
       // Never let one unserialisable result take the worker (and every later request) down.
-      post({ op: 'results', results: results.map((r) => ({ id: r.id, error: `cannot return outputs: ${(e as Error).message}` })) });
+      const error = toWireError(new Error(`cannot return outputs: ${(e as Error).message}`), 'Internal');
+      post({ op: 'results', results: results.map((r) => ({ id: r.id, error })) });
     }
     results = [];
     transfer = new Set();
@@ -73,7 +75,7 @@ async function runJobs<L, J, R>(runner: JobRunner<J, R>, jobs: ReadonlyArray<Run
     try {
       results.push({ id, result: await runner.run(job, transfer) });
     } catch (e) {
-      results.push({ id, error: (e as Error).message });
+      results.push({ id, error: toWireError(e) });
     }
     if (performance.now() - since > FLUSH_AFTER_MS) flush();
   }

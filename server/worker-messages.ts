@@ -8,12 +8,15 @@
  * at a time, in order.
  */
 
+import type { WireError } from '../protocols/errors.js';
+
 export interface RunJob<J> {
   readonly id: number;
   readonly job: J;
 }
 
-export type JobResult<R> = { readonly id: number; readonly result: R } | { readonly id: number; readonly error: string };
+/** A failed job carries its catalogue kind, so a bad input found in a worker is a 400 as on the main thread. */
+export type JobResult<R> = { readonly id: number; readonly result: R } | { readonly id: number; readonly error: WireError };
 
 export type ToWorker<J> = { readonly op: 'run'; readonly jobs: Array<RunJob<J>> } | { readonly op: 'close' };
 

@@ -1,10 +1,12 @@
-/** A model worker for worker-session.test.ts: jobs double numbers, fail, or end the thread. */
+/** A model worker for worker-session.test.ts: jobs double numbers, fail (with a plain or a catalogue error), or end the thread. */
 import { workerData } from 'node:worker_threads';
+import { KServeError, type ErrorKind } from '../protocols/errors.js';
 import { serveJobs, transferOutput } from './worker-loop.js';
 
 export type TestJob =
   | { readonly op: 'double'; readonly data: Float32Array }
   | { readonly op: 'fail'; readonly message: string }
+  | { readonly op: 'throw'; readonly kind: ErrorKind; readonly message: string }
   | { readonly op: 'exit'; readonly code: number };
 
 export interface TestLoaded {
@@ -21,6 +23,7 @@ void serveJobs<TestLoaded, TestJob, Float32Array>(async (warnings) => {
     runner: {
       async run(job, transfer) {
         if (job.op === 'fail') throw new Error(job.message);
+        if (job.op === 'throw') throw new KServeError(job.kind, job.message);
         if (job.op === 'exit') process.exit(job.code);
         // A view on a larger buffer, as runtimes hand out: copied before it is transferred.
         const heap = new Float32Array(job.data.length + 2);

@@ -4,6 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { errorKinds, KServeError } from '../protocols/errors.js';
 import { describe, expect, it } from 'vitest';
 import { spawnWorker } from './worker-entry.js';
 import { WorkerSession, transferInput } from './worker-session.js';
@@ -47,6 +48,16 @@ describe('WorkerSession', () => {
     expect(bad).toMatchObject({ status: 'rejected', reason: { kind: 'InferenceError', message: 'boom' } });
     expect(good.status === 'fulfilled' && Array.from(good.value)).toEqual([2]);
     expect(failures).toEqual([]);
+    await session.unload();
+  });
+
+  it.each(errorKinds)('a %s thrown in the worker reaches the caller with its kind, message and statuses', async (kind) => {
+    const { session } = start();
+    await session.ready(() => undefined);
+    const err = await session.run({ op: 'throw', kind, message: `${kind} in a worker` }).catch((e: unknown) => e);
+    const onMain = new KServeError(kind, 'same kind, thrown on the main thread');
+    expect(err).toBeInstanceOf(KServeError);
+    expect(err).toMatchObject({ kind, message: `${kind} in a worker`, httpStatus: onMain.httpStatus, grpcCode: onMain.grpcCode });
     await session.unload();
   });
 

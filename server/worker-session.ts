@@ -12,8 +12,9 @@
  * - Ownership: the buffers passed to `run` as `transfer` are detached when the batch is
  *   posted (on the next turn); the caller must not read them after calling `run`. A result's
  *   buffers were transferred from the worker and belong to the caller.
- * - Failure: a job the worker reports as failed rejects with an InferenceError carrying its
- *   message; other jobs are unaffected. If the worker dies (an error, or an exit `unload` did
+ * - Failure: a job the worker reports as failed rejects with the catalogue error it threw
+ *   there (same kind and message; a runtime's own exception becomes an InferenceError);
+ *   other jobs are unaffected. If the worker dies (an error, or an exit `unload` did
  *   not ask for), every pending job rejects with an internal error, later calls to `run`
  *   reject at once, and the `onFailure` listeners are called once. `unload` is not a failure.
  */
@@ -21,7 +22,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isDetachable } from '../protocols/buffer-ownership.js';
 import type { NumericArray } from '../protocols/datatypes.js';
-import { errors } from '../protocols/errors.js';
+import { errors, fromWireError } from '../protocols/errors.js';
 import type { FromWorker, RunJob, ToWorker } from './worker-messages.js';
 
 export interface WorkerSessionOptions {
@@ -140,7 +141,7 @@ export class WorkerSession<J, R> {
       const p = this.#pending.get(r.id);
       if (p === undefined) continue;
       this.#pending.delete(r.id);
-      if ('error' in r) p.reject(errors.inferenceError(r.error));
+      if ('error' in r) p.reject(fromWireError(r.error));
       else p.resolve(r.result);
     }
   }
