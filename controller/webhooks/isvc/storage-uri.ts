@@ -21,5 +21,8 @@ export function storageUriProblem(field: string, uri: string): string | undefine
   if (scheme.toLowerCase() === 'pvc' && /^pvc:\/\/(\/|$)/i.test(uri)) {
     return `${field}: '${uri}' names no claim; expected pvc://<claim-name>[/<path>]`;
   }
+  if (scheme.toLowerCase() === 'pvc' && uri.slice('pvc://'.length).split('/').some((p) => p === '..')) {
+    return `${field}: '${uri}' has a '..' path segment; expected pvc://<claim-name>[/<path>] inside the claim`;
+  }
   return undefined;
 }

@@ -96,7 +96,8 @@ function initContainer(config: StorageInitializerConfig, uri: string): V1Contain
 /** `pvc://claim/some/path` → claim `claim`, subPath `some/path` (KServe `ParsePvcURI`). */
 export function parsePvcUri(uri: string): { claim: string; path: string } {
   const [claim = '', ...rest] = uri.slice(PVC_PREFIX.length).split('/');
-  if (claim === '') throw errors.invalidPvcUri(uri);
+  // A '..' segment would become a subPath leaving the claim's folder (`pvc://c/../../etc`).
+  if (claim === '' || claim === '.' || claim === '..' || rest.some((p) => p === '..')) throw errors.invalidPvcUri(uri);
   return { claim, path: rest.join('/') };
 }
 

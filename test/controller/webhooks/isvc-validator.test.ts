@@ -90,6 +90,7 @@ describe('InferenceService validation: rejected', () => {
     ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'hdfs://nn/m' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'hdfs://'"],
     ['empty storage URI', { predictor: model({ storageUri: '' }) }, 'spec.predictor.model.storageUri must not be empty'],
     ['PVC URI without a claim', { predictor: model({ storageUri: 'pvc:///x' }) }, "'pvc:///x' names no claim"],
+    ['PVC URI leaving the claim', { predictor: model({ storageUri: 'pvc://claim/../../etc' }) }, "'pvc://claim/../../etc' has a '..' path segment"],
     ['storage spec with a gs:// URI', { predictor: model({ storageUri: 'gs://m', storage: { key: 'k' } }) }, "must be an s3:// URI when spec.predictor.model.storage is set"],
     ['storage spec of type hdfs', { predictor: model({ storageUri: undefined, storage: { parameters: { type: 'hdfs' } } }) }, "storage.parameters.type 'hdfs' is not supported (supported: s3)"],
     ['canary traffic above 100', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 101 }) }, 'canaryTrafficPercent must be an integer from 0 to 100, got 101'],

@@ -46,6 +46,8 @@ describe('pod webhook rejections', () => {
   const cases: [string, V1Pod, unknown[], 400 | 500, string][] = [
     ['no model container', pod({ [SOURCE_URI]: 'gs://m' }, ['sidecar']), [], 400, "the pod has no container named 'kserve-container' or 'worker-container'"],
     ['PVC URI without a claim', pod({ [SOURCE_URI]: 'pvc:///models' }), [], 400, "invalid PVC storage URI 'pvc:///models'"],
+    ['PVC URI whose path leaves the claim (no subPath: ../etc patch)', pod({ [SOURCE_URI]: 'pvc://claim/../../etc' }), [], 400, "invalid PVC storage URI 'pvc://claim/../../etc'"],
+    ['PVC URI with .. as the claim', pod({ [SOURCE_URI]: 'pvc://../etc' }), [], 400, "invalid PVC storage URI 'pvc://../etc'"],
     ['secret listed by the ServiceAccount is missing', pod({ [SOURCE_URI]: 's3://b/m' }), [serviceAccount(['gone'])], 400, "secret 'default/gone' (listed by service account 'default') not found"],
     [
       'secret named by annotation is missing',
