@@ -70,6 +70,21 @@ export interface SignatureDef {
   readonly outputs: readonly SignatureTensor[];
 }
 
+/**
+ * What a schema-dependent codec (V1 dialects) may know about the model version a request
+ * runs against: the version the request's lease holds, so decode and inference never see
+ * two different schemas across a reload.
+ */
+export interface ModelView {
+  readonly name: string;
+  readonly version: string | undefined;
+  readonly platform: string;
+  readonly inputs: readonly TensorSpec[];
+  readonly outputs: readonly TensorSpec[];
+  /** Present for models with named signatures (TensorFlow); the default first. */
+  readonly signatures: readonly SignatureDef[] | undefined;
+}
+
 export interface ModelMetadata {
   readonly name: string;
   readonly versions: readonly string[];

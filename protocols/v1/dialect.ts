@@ -3,20 +3,12 @@
  * KServe's convention (codec.ts) serves every model by default; TF Serving's (tf-serving.ts)
  * serves TensorFlow models, as TF Serving does for the anchor. The registry is in dialects.ts.
  */
-import type { InferRequest, InferResponse, SignatureDef, TensorSpec } from '../tensor.js';
+import type { InferRequest, InferResponse, ModelView } from '../tensor.js';
 
 export type { SignatureDef, SignatureTensor } from '../tensor.js';
 
-/** What a dialect may know about the model it decodes for. */
-export interface V1Model {
-  readonly name: string;
-  readonly version: string | undefined;
-  readonly platform: string;
-  readonly inputs: readonly TensorSpec[];
-  readonly outputs: readonly TensorSpec[];
-  /** Present for models with named signatures (TensorFlow); the default first. */
-  readonly signatures: readonly SignatureDef[] | undefined;
-}
+/** What a dialect may know about the model it decodes for: the neutral model view. */
+export type V1Model = ModelView;
 
 export interface V1Decoded {
   readonly request: InferRequest;

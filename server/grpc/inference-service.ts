@@ -52,20 +52,21 @@ export function inferenceService(
 
   /** Counts a request unless the model name is unknown: names come from clients (bounded label cardinality). */
   function count(name: string, code: number): void {
-    if (dataplane.repository.state(name) !== undefined) metrics.countRequest(name, 'grpc', statusName(code));
+    if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', statusName(code));
   }
 
   async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
-      const bytes = await dataplane.inferStaged(
-        name,
-        () => {
-          const decoded = decodeGrpcInferRequest(req);
-          return { ...decoded, version: decoded.modelVersion };
-        },
-        (response, decoded) => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)),
-      );
+      const scope = dataplane.open(name, versionOf(req.model_version));
+      let bytes: Buffer;
+      try {
+        const decoded = scope.decode(() => decodeGrpcInferRequest(req));
+        const response = await scope.infer(decoded.request);
+        bytes = scope.encode(() => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)));
+      } finally {
+        scope.release();
+      }
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
         throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
       }

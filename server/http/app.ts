@@ -36,7 +36,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   });
   registerBodyParsers(app, opts.bodyLimit);
   registerErrorHandlers(app, opts.bodyLimit);
-  registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.repository.state(name) !== undefined);
+  registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));
   // While draining, answer in-flight requests with `Connection: close` so keep-alive
   // clients let go and close() can finish without waiting for the grace period.
   let closing = false;

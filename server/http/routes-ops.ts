@@ -11,7 +11,7 @@ export function opsRoutes(ctx: HttpContext) {
     app.get('/metrics', async (_req, reply) =>
       reply.type(ctx.metrics.contentType()).send(await ctx.metrics.render()),
     );
-    const document = openApiDocument(ctx.dataplane.info.version);
+    const document = openApiDocument(ctx.dataplane.serverMetadata().version);
     if (ctx.enableDocsUrl) {
       await app.register(swagger, { mode: 'static', specification: { document: document as never } });
       await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -16,17 +16,13 @@ export function repositoryRoutes(ctx: HttpContext) {
       return { name: req.params.name, unload: true };
     });
     app.post('/v2/repository/index', async () =>
-      dataplane.listModels().map((name) => {
-        const st = dataplane.repository.state(name);
-        const versions = dataplane.repository.versionsOf(name);
-        return {
-          name,
-          ...(versions.length > 0 ? { version: versions[versions.length - 1] } : {}),
-          // Triton's states: a model that failed its load is UNAVAILABLE, with the reason.
-          state: st === undefined || st.state === 'FAILED' ? 'UNAVAILABLE' : st.state,
-          ...(st?.reason !== undefined ? { reason: st.reason } : {}),
-        };
-      }),
+      dataplane.modelStates().map(({ name, state, reason, versions }) => ({
+        name,
+        ...(versions.length > 0 ? { version: versions[versions.length - 1] } : {}),
+        // Triton's states: a model that failed its load is UNAVAILABLE, with the reason.
+        state: state === 'FAILED' ? 'UNAVAILABLE' : state,
+        ...(reason !== undefined ? { reason } : {}),
+      })),
     );
   };
 }

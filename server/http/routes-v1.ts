@@ -19,16 +19,16 @@ function splitTarget(target: string): { name: string; verb: string } {
 export function v1Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
-    const body = await dataplane.inferStaged(
-      name,
-      () => {
-        const model = dataplane.v1Model(name);
-        const dialect = v1DialectFor(model.platform);
-        return { ...dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model), dialect };
-      },
-      (response, decoded) => decoded.dialect.encode(response, decoded),
-    );
-    return reply.type('application/json').send(body);
+    const scope = dataplane.open(name, undefined);
+    try {
+      const dialect = v1DialectFor(scope.model.platform);
+      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model));
+      const response = await scope.infer(decoded.request);
+      const body = scope.encode(() => dialect.encode(response, decoded));
+      return reply.type('application/json').send(body);
+    } finally {
+      scope.release();
+    }
   }
 
   return async (app: FastifyInstance): Promise<void> => {
@@ -42,7 +42,7 @@ export function v1Routes(ctx: HttpContext) {
 
     // TF Serving's signature metadata, for the dialects that have it (404 for the others).
     app.get<NameParams>('/v1/models/:name/metadata', async (req) => {
-      const model = dataplane.v1Model(req.params.name);
+      const model = dataplane.modelView(req.params.name);
       const dialect = v1DialectFor(model.platform);
       if (dialect.metadata === undefined) throw errors.routeNotFound(req.method, req.url);
       return dialect.metadata(model);

@@ -25,19 +25,21 @@ export function v2Routes(ctx: HttpContext) {
 
   async function infer(req: FastifyRequest<ModelParams>, reply: FastifyReply) {
     const { name, version } = req.params;
-    const encoded = await dataplane.inferStaged(
-      name,
-      () => {
+    const scope = dataplane.open(name, version);
+    try {
+      const request = scope.decode(() => {
         const body = bodyBytes(req.body);
-        const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
-        return { request: decodeRestInferRequest(body, headerLength), version };
-      },
-      (response, { request }) => encodeRestInferResponse(response, request),
-    );
-    if (encoded.headerLength !== undefined) {
-      void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
-    } else void reply.type('application/json');
-    return reply.send(encoded.body);
+        return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength));
+      });
+      const response = await scope.infer(request);
+      const encoded = scope.encode(() => encodeRestInferResponse(response, request));
+      if (encoded.headerLength !== undefined) {
+        void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
+      } else void reply.type('application/json');
+      return reply.send(encoded.body);
+    } finally {
+      scope.release();
+    }
   }
 
   function ready(req: FastifyRequest<ModelParams>) {

@@ -1,0 +1,89 @@
+/**
+ * One inference request's hold on one model version, the only thing transports talk to for
+ * inference. `DataPlane.open` looks the model up once and takes its lease; the scope then
+ * exposes that version's view to schema-dependent codecs, validates and runs the request
+ * against the same version, and times the anchor's stages.
+ *
+ * Contract:
+ * - Order: `decode` (optional), `infer` once, `encode` (optional), then `release`.
+ *   Transports call `release` in a `finally`, so the lease ends on every path: success,
+ *   error, client cancel or deadline (the backend call itself is never abandoned while the
+ *   version could be freed under it, since `infer` awaits it before returning).
+ * - Stages: preprocess (`decode`) is recorded only once the inference has run, so requests
+ *   that fail before it add no samples; predict and postprocess as they complete.
+ * - `release` is idempotent.
+ */
+import { randomUUID } from 'node:crypto';
+import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
+import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../protocols/tensor.js';
+import { type Metrics, since } from './metrics.js';
+import type { Lease, ServedVersion } from './repository/model-repository.js';
+import { validateRequest } from './validate-request.js';
+
+/** The neutral view of one served version (named signatures only where the model has them). */
+export function viewOf(name: string, served: ServedVersion): ModelView {
+  const { platform, inputs, outputs, version } = served;
+  const signatures = served.instance.signatures;
+  return { name, version, platform, inputs, outputs, signatures: signatures?.length ? signatures : undefined };
+}
+
+/**
+ * The inputs and outputs a request runs against: those of the signature its `signature_name`
+ * parameter selects, for models with named signatures; the model's own otherwise.
+ */
+function signatureOf(model: ModelView, parameters: Parameters | undefined): Pick<SignatureDef, 'inputs' | 'outputs'> {
+  if (model.signatures === undefined) return model;
+  return selectSignature(model.signatures, parameters?.[SIGNATURE_PARAMETER]);
+}
+
+export class InferenceScope {
+  readonly model: ModelView;
+  readonly #lease: Lease;
+  readonly #metrics: Metrics;
+  #decodeSeconds: number | undefined;
+
+  constructor(name: string, lease: Lease, metrics: Metrics) {
+    this.#lease = lease;
+    this.#metrics = metrics;
+    this.model = viewOf(name, lease.served);
+  }
+
+  /** Runs a codec's decode against this version's view, timed as preprocess. */
+  decode<D>(fn: (model: ModelView) => D): D {
+    const start = performance.now();
+    const decoded = fn(this.model);
+    this.#decodeSeconds = since(start);
+    return decoded;
+  }
+
+  /**
+   * Validates the request against the selected signature and runs it. The request's input
+   * buffers may be detached by the backend: callers must not read them afterwards. Outputs
+   * come back filtered and ordered as requested.
+   */
+  async infer(request: InferRequest): Promise<InferResponse> {
+    const { name } = this.model;
+    const served = this.#lease.served;
+    const sig = signatureOf(this.model, request.parameters);
+    validateRequest(name, request, sig.inputs, sig.outputs, served.config?.maxBatchSize ?? 0);
+    // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
+    const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.outputs;
+    const start = performance.now();
+    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), request.parameters);
+    this.#metrics.observe('predict', name, since(start));
+    if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
+    return { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };
+  }
+
+  /** Runs a codec's encode, timed as postprocess. */
+  encode<T>(fn: () => T): T {
+    const start = performance.now();
+    const encoded = fn();
+    this.#metrics.observe('postprocess', this.model.name, since(start));
+    return encoded;
+  }
+
+  release(): void {
+    this.#lease.release();
+  }
+}
