@@ -9,7 +9,7 @@
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
 import { InferenceScope, viewOf } from './inference-scope.js';
-import type { Metrics } from './metrics.js';
+import { type Metrics, since } from './metrics.js';
 import type { ModelRepository, ModelState } from './repository/model-repository.js';
 
 export interface ServerInfo {
@@ -100,8 +100,15 @@ export class DataPlane {
     });
   }
 
+  /**
+   * No backend explains yet: a known, ready model answers NotImplemented. The attempt is
+   * still timed as the explain stage, as the anchor's timer around `Model.explain` records
+   * the calls that raise NotImplementedError.
+   */
   explain(name: string): never {
+    const start = performance.now();
     this.#repository.peek(name);
+    this.#metrics.observe('explain', name, since(start));
     throw errors.notImplemented(`Model ${name} does not support explain`);
   }
 

@@ -39,7 +39,7 @@ export class Metrics {
     };
     this.#requests = new Counter({
       name: 'kserve_inference_requests_total',
-      help: 'inference requests by model, protocol and response status code',
+      help: 'inference requests by model, protocol and HTTP status code (gRPC outcomes as the HTTP status of their error kind)',
       labelNames: ['model_name', 'protocol', 'status_code'],
       registers: [this.registry],
     });
@@ -74,7 +74,11 @@ export class Metrics {
     child.observe(seconds);
   }
 
-  countRequest(model: string, protocol: Protocol, statusCode: number | string): void {
+  /**
+   * `statusCode` is an HTTP status for every protocol: REST's own, and for gRPC the HTTP
+   * status the error catalogue gives the outcome's kind (200 for OK).
+   */
+  countRequest(model: string, protocol: Protocol, statusCode: number): void {
     const key = `${model}\u0000${protocol}\u0000${statusCode}`;
     let child = this.#requestChildren.get(key);
     if (child === undefined) {

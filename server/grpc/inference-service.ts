@@ -14,7 +14,7 @@ import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
 import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
 import type { GrpcContext } from './context.js';
-import { statusName, toGrpcStatus } from './status.js';
+import { toGrpcStatus } from './status.js';
 
 interface ModelRef {
   name?: string;
@@ -50,9 +50,13 @@ export function inferenceService(
     };
   }
 
-  /** Counts a request unless the model name is unknown: names come from clients (bounded label cardinality). */
-  function count(name: string, code: number): void {
-    if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', statusName(code));
+  /**
+   * Counts a request unless the model name is unknown: names come from clients (bounded label
+   * cardinality). `status_code` is the HTTP status of the outcome's catalogue kind, as for
+   * REST, so one query covers every protocol (see docs/compatibility.md).
+   */
+  function count(name: string, httpStatus: number): void {
+    if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', httpStatus);
   }
 
   async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
@@ -70,10 +74,10 @@ export function inferenceService(
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
         throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
       }
-      count(name, 0);
+      count(name, 200);
       return bytes;
     } catch (err) {
-      count(name, toKServeError(err).grpcCode);
+      count(name, toKServeError(err).httpStatus);
       throw err;
     }
   }

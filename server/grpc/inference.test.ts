@@ -260,8 +260,8 @@ describe('ModelInfer semantics', () => {
     await grpcError(c.infer({ model_name: 'no_such_model' }));
     await grpcError(c.infer({ model_name: 'add_sub', inputs: [] }));
     const text = await t.server.metrics.render();
-    expect(text).toMatch(/kserve_inference_requests_total\{model_name="add_sub",protocol="grpc",status_code="OK"\} \d+/);
-    expect(text).toMatch(/kserve_inference_requests_total\{model_name="add_sub",protocol="grpc",status_code="INVALID_ARGUMENT"\} [1-9]/);
+    expect(text).toMatch(/kserve_inference_requests_total\{model_name="add_sub",protocol="grpc",status_code="200"\} \d+/);
+    expect(text).toMatch(/kserve_inference_requests_total\{model_name="add_sub",protocol="grpc",status_code="400"\} [1-9]/);
     // Names of models that do not exist come from clients: they must not create series.
     expect(text).not.toContain('no_such_model');
     expect(text).toMatch(/request_preprocess_seconds_count\{model_name="add_sub"\} [1-9]/);

@@ -54,7 +54,7 @@ describe('small configured limits', () => {
     expect(err.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(err.details).toMatch(/^Response of \d+ bytes is larger than the limit of 4096 bytes \(--grpc_max_send_message_length\)$/);
     expect(await t.server.metrics.render()).toContain(
-      'kserve_inference_requests_total{model_name="identity",protocol="grpc",status_code="RESOURCE_EXHAUSTED"} 1',
+      'kserve_inference_requests_total{model_name="identity",protocol="grpc",status_code="413"} 1',
     );
   });
 

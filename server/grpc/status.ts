@@ -13,8 +13,3 @@ export function toGrpcStatus(err: unknown, logger: Logger, method: string): Grpc
   if (kerr.kind === 'Internal' || kerr.kind === 'InferenceError') logger.error({ err, method }, 'request failed');
   return { code: kerr.grpcCode as number as status, details: kerr.message };
 }
-
-/** Status name for metrics labels, e.g. "OK", "INVALID_ARGUMENT". */
-export function statusName(code: number): string {
-  return status[code] ?? String(code);
-}
