@@ -28,6 +28,8 @@ export interface ServerConfig {
   readonly interOpThreads: number;
   /** Tiny models (warm-up ≤ this many µs) also run small requests on the main thread; 0 = never. */
   readonly inlineMaxMicros: number;
+  /** onnxruntime's own telemetry (an upload to Microsoft); off unless asked for. */
+  readonly ortTelemetry: boolean;
   /** Bounded wait for in-flight requests on SIGTERM/SIGINT and on unload (seconds). */
   readonly gracePeriodSeconds: number;
 }
@@ -61,6 +63,7 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ['intra_op_threads', { key: 'intraOpThreads', kind: 'int', dflt: '0', help: 'threads per operator; 0 = CPUs available to the process' }],
   ['inline_max_us', { key: 'inlineMaxMicros', kind: 'int', dflt: '100', help: 'a model whose batch-1 inference takes at most this many µs also runs small requests on the main thread, skipping the worker hand-off; 0 = always a worker thread' }],
   ['inter_op_threads', { key: 'interOpThreads', kind: 'int', dflt: '1', help: 'threads across independent operators' }],
+  ['enable_ort_telemetry', { key: 'ortTelemetry', kind: 'bool', dflt: 'false', help: "let onnxruntime send its usage telemetry to Microsoft (off: the server makes no outbound connection)" }],
   ['grace_period_seconds', { key: 'gracePeriodSeconds', kind: 'int', dflt: '30', help: 'drain time on shutdown and unload (seconds)' }],
   // Accepted because KServe runtimes pass them; they have no effect here.
   ...[
@@ -207,6 +210,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
     interOpThreads: Math.max(1, int('inter_op_threads')),
     inlineMaxMicros: int('inline_max_us'),
+    ortTelemetry: parseBool('enable_ort_telemetry', get('enable_ort_telemetry')),
     gracePeriodSeconds: int('grace_period_seconds'),
   };
   return { config: Object.freeze(config), warnings, help };

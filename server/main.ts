@@ -3,6 +3,7 @@
  * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
  * requested (the anchor's NoModelReady), 2 for invalid flags.
  */
+import { configureOrtTelemetry } from './backends/onnx/telemetry.js';
 import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { createLogger } from './logger.js';
@@ -29,6 +30,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     return 0;
   }
   const { config } = parsed;
+  // Before any onnxruntime session, worker thread or worker process exists.
+  configureOrtTelemetry(config.ortTelemetry);
   const logger = createLogger(config.logLevel);
   for (const w of parsed.warnings) logger.warn(w);
 
