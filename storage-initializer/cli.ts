@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import { loadConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { download } from './download.js';
-import { redact } from './redact.js';
+import type { Config } from './config.js';
+import { Scrubber, redact } from './redact.js';
 import { ProviderSet, registerProvider } from './registry.js';
 import type { Log } from './progress.js';
 
@@ -26,6 +27,15 @@ Sources: s3://bucket/path, gs://bucket/path, http(s)://host/file[.zip|.tar|.tar.
 file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
 shared by runs on one node. Configuration is read from the environment (see README.md,
 "Storage initializer").`;
+
+/** Every credential the config holds, for the output scrubber. */
+function configSecrets(config: Config): string[] {
+  const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken].filter((s): s is string => !!s);
+  for (const h of config.httpHeaders.values()) {
+    for (const v of Object.values(h)) out.push(v, ...v.split(/\s+/).filter((w) => w.length >= 8));
+  }
+  return out;
+}
 
 const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);
 
@@ -50,8 +60,13 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
   }
   let current = '';
   let providers: ProviderSet | undefined;
+  const uris = argv.filter((_, i) => i % 2 === 0);
+  // Until the config is read, only the URIs' own secrets are known.
+  let scrubber = new Scrubber(uris, []);
+  const out: Log = (line) => log(scrubber.scrub(line));
   try {
     const config = loadConfig(env);
+    scrubber = new Scrubber(uris, configSecrets(config));
     providers = new ProviderSet(config);
     const started = performance.now();
     let bytes = 0;
@@ -62,19 +77,19 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
       current = redact(uri);
       await mkdir(dest, { recursive: true });
       const provider = await providers.for(uri);
-      const s = await download(uri, dest, provider, { config, cacheDir, log: (l) => log(l.replaceAll(uri, current)) });
+      const s = await download(uri, dest, provider, { config, cacheDir, log: out });
       bytes += s.bytes;
       files += s.files;
     }
-    if (argv.length > 2) log(`all ${argv.length / 2} sources downloaded: ${bytes} bytes, ${files} files in ${((performance.now() - started) / 1000).toFixed(2)}s`);
+    if (argv.length > 2) out(`all ${argv.length / 2} sources downloaded: ${bytes} bytes, ${files} files in ${((performance.now() - started) / 1000).toFixed(2)}s`);
     return 0;
   } catch (err) {
     if (err instanceof StorageError) {
       if (err.uri !== undefined) err.uri = redact(err.uri);
       else err.uri = current;
-      log(`error: ${err.line().replaceAll(/[\r\n]+/g, ' ')}`);
+      out(`error: ${err.line().replaceAll(/[\r\n]+/g, ' ')}`);
     } else {
-      log(`error: ${current || '(setup)'}: ${(err instanceof Error ? err.message : String(err)).replaceAll(/[\r\n]+/g, ' ')}`);
+      out(`error: ${current || '(setup)'}: ${(err instanceof Error ? err.message : String(err)).replaceAll(/[\r\n]+/g, ' ')}`);
     }
     return 1;
   } finally {

@@ -48,6 +48,26 @@ export interface Config {
   readTimeoutMs: number;
   retryBaseMs: number;
   progressIntervalMs: number;
+  limits: Limits;
+}
+
+/**
+ * Bounds on what a store or an archive may make this process write or hold, checked before
+ * a declared size (a listing's object size, an archive member's size or count) sizes a
+ * file, a task list or a buffer. Exceeding one is StorageError('invalid' | 'unsafe_archive').
+ */
+export interface Limits {
+  /** Bytes one URI may download in total (sum of the listed sizes, checked before any write). */
+  maxBytes: number;
+  /** Objects one URI may list (and so files it may create). */
+  maxFiles: number;
+  /** Bytes an archive may expand to. */
+  maxExtractedBytes: number;
+  /** Expanded bytes per archive byte, applied once the expansion passes `ratioFloorBytes`. */
+  maxExtractRatio: number;
+  ratioFloorBytes: number;
+  /** Members an archive may have. */
+  maxArchiveEntries: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -62,6 +82,12 @@ export const DEFAULTS = Object.freeze({
   retryBaseMs: 250, // doubled per attempt, with jitter, capped at 8 s
   progressIntervalS: 5,
   region: 'us-east-1',
+  maxBytes: 1024 ** 4, // 1 TiB per URI
+  maxFiles: 1_000_000, // objects per URI
+  maxExtractedBytes: 256 * 1024 ** 3, // 256 GiB per archive
+  maxExtractRatio: 200, // expanded / archive bytes; real model archives stay under ~10
+  ratioFloorBytes: 64 * 1024 * 1024, // the ratio is not applied below 64 MiB expanded
+  maxArchiveEntries: 1_000_000,
 });
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
@@ -215,6 +241,14 @@ export function loadConfig(rawEnv: Env): Config {
     readTimeoutMs: num(env, ['STORAGE_READ_TIMEOUT', 'S3_READ_TIMEOUT'], DEFAULTS.readTimeoutS, 0.001) * 1000,
     retryBaseMs: num(env, ['STORAGE_RETRY_BASE_MS'], DEFAULTS.retryBaseMs, 0),
     progressIntervalMs: num(env, ['STORAGE_PROGRESS_INTERVAL'], DEFAULTS.progressIntervalS, 0.01) * 1000,
+    limits: Object.freeze({
+      maxBytes: num(env, ['STORAGE_MAX_BYTES'], DEFAULTS.maxBytes, 0),
+      maxFiles: Math.floor(num(env, ['STORAGE_MAX_FILES'], DEFAULTS.maxFiles, 1)),
+      maxExtractedBytes: num(env, ['STORAGE_MAX_EXTRACTED_BYTES'], DEFAULTS.maxExtractedBytes, 0),
+      maxExtractRatio: num(env, ['STORAGE_MAX_EXTRACT_RATIO'], DEFAULTS.maxExtractRatio, 1),
+      ratioFloorBytes: num(env, ['STORAGE_EXTRACT_RATIO_FLOOR'], DEFAULTS.ratioFloorBytes, 0),
+      maxArchiveEntries: Math.floor(num(env, ['STORAGE_MAX_ARCHIVE_ENTRIES'], DEFAULTS.maxArchiveEntries, 1)),
+    }),
   };
   Object.freeze(config.s3);
   Object.freeze(config.gcs);

@@ -3,8 +3,11 @@
  *
  * Safety: everything is written into a hidden temporary folder inside the destination (so
  * the final rename stays on one filesystem), verified (sizes; MD5 or CRC32C where the store
- * gives them), unpacked if it is a single archive, and only then renamed into place. A run
- * that dies leaves only the hidden folder, which the next run removes first.
+ * gives them), unpacked if it is a single archive, and only then moved into place under a
+ * commit marker (commit.ts). A run that dies before the move leaves only the hidden folder;
+ * one that dies during it leaves the marker, and the next run finishes the move first.
+ * Sizes the store declares are checked against `config.limits` before they size a file or
+ * the list of ranged requests.
  *
  * Speed: every object, and every `partSize` range of large objects, is one task on a single
  * pool of `concurrency` requests; bodies stream straight to their file offset, so memory
@@ -13,12 +16,13 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { archiveKind, extractArchive, memberPath } from './archive.js';
 import { cacheHit, cacheKey, cacheStore } from './cache.js';
+import { TMP_PREFIX, commit, recover } from './commit.js';
 import { fileCrc32c, fileMd5 } from './checksum.js';
 import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
@@ -26,7 +30,7 @@ import { makeFilter } from './patterns.js';
 import { Progress, human, type Log } from './progress.js';
 import type { ByteRange, Listing, RemoteObject, StorageProvider } from './provider.js';
 
-export const TMP_PREFIX = '.storage-initializer-';
+export { TMP_PREFIX } from './commit.js';
 
 export interface Summary {
   bytes: number;
@@ -64,12 +68,15 @@ export async function withRetries<T>(config: Config, log: Log, what: string, sig
   }
 }
 
-/** Counts bytes, feeds the optional hash and aborts a body that stalls for `idleMs`. */
+/**
+ * Counts bytes, feeds the optional hash, aborts a body that stalls for `idleMs` and one that
+ * sends more than `max` bytes (the declared size, or STORAGE_MAX_BYTES when none is).
+ */
 class Meter extends Transform {
   written = 0;
   private timer: NodeJS.Timeout;
 
-  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly hash: Hash | undefined, what: string) {
+  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly hash: Hash | undefined, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
     super();
     this.timer = setTimeout(() => this.stall(what), idleMs);
   }
@@ -81,6 +88,10 @@ class Meter extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.timer.refresh();
     this.written += chunk.length;
+    if (this.written > this.max.bytes) {
+      cb(this.max.error(this.what));
+      return;
+    }
     this.progress.bytes += chunk.length;
     this.hash?.update(chunk);
     cb(null, chunk);
@@ -120,18 +131,20 @@ async function pool(n: number, tasks: Array<() => Promise<void>>, controller: Ab
   if (first) throw first.err;
 }
 
-async function removeStale(dest: string): Promise<void> {
-  for (const name of await readdir(dest)) {
-    if (name.startsWith(TMP_PREFIX)) await rm(path.join(dest, name), { recursive: true, force: true });
-  }
-}
-
-/** Renames every entry of the complete temporary folder into the destination. */
-async function moveIntoPlace(tmp: string, dest: string): Promise<void> {
-  for (const name of await readdir(tmp)) {
-    const target = path.join(dest, name);
-    await rm(target, { recursive: true, force: true });
-    await rename(path.join(tmp, name), target);
+/**
+ * The store's listing declares every size; each must be a safe integer and their sum within
+ * STORAGE_MAX_BYTES before any file is pre-sized or split into ranges (a listing claiming
+ * 2^60 bytes would otherwise size billions of range tasks).
+ */
+function checkDeclaredSizes(objects: readonly RemoteObject[], config: Config): void {
+  const { maxBytes, maxFiles } = config.limits;
+  if (objects.length > maxFiles) throw new StorageError('invalid', `${objects.length} objects listed, more than STORAGE_MAX_FILES=${maxFiles}`);
+  let total = 0;
+  for (const o of objects) {
+    if (o.size === undefined) continue;
+    if (!Number.isSafeInteger(o.size) || o.size < 0) throw new StorageError('invalid', `${o.key}: the store declares an invalid size`);
+    total += o.size;
+    if (total > maxBytes) throw new StorageError('invalid', `the listed objects total more than STORAGE_MAX_BYTES=${maxBytes} bytes (at ${o.key})`);
   }
 }
 
@@ -145,7 +158,7 @@ export interface DownloadContext {
 export async function download(uri: string, dest: string, provider: StorageProvider, ctx: DownloadContext): Promise<Summary> {
   const { config, log } = ctx;
   await mkdir(dest, { recursive: true });
-  await removeStale(dest);
+  await recover(dest);
   const tmp = path.join(dest, `${TMP_PREFIX}${process.pid}-${Date.now().toString(36)}`);
   await mkdir(tmp);
   const controller = new AbortController();
@@ -157,11 +170,12 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     if (objects.length === 0) {
       throw new StorageError('not_found', `${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
     }
+    checkDeclaredSizes(objects, config);
     const key = ctx.cacheDir ? cacheKey(uri, [...config.allowPatterns, '\0', ...config.ignorePatterns], objects) : undefined;
     if (ctx.cacheDir && key) {
       const t0 = performance.now();
       if (await cacheHit(ctx.cacheDir, key, tmp)) {
-        await moveIntoPlace(tmp, dest);
+        await commit(tmp, dest);
         const bytes = objects.reduce((n, o) => n + (o.size ?? 0), 0);
         const seconds = (performance.now() - t0) / 1000;
         log(`cache hit for ${uri} (${key.slice(0, 12)}): ${bytes} bytes (${human(bytes)}), ${objects.length} file${objects.length === 1 ? '' : 's'} in place at ${dest} in ${seconds.toFixed(2)}s`);
@@ -204,7 +218,10 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           const opened = await provider.read(st.obj, range, signal);
           const hash = !range && st.obj.md5 && !opened.skipChecksum ? createHash('md5') : undefined;
           if (opened.skipChecksum) st.skipChecksum = true;
-          meter = new Meter(config.readTimeoutMs, progress, hash, what);
+          const declared = expected ?? opened.length;
+          meter = new Meter(config.readTimeoutMs, progress, hash, what, declared !== undefined && Number.isSafeInteger(declared)
+            ? { bytes: declared, error: (w) => new StorageError('invalid', `${w}: the store sent more than the ${declared} bytes it declared`) }
+            : { bytes: config.limits.maxBytes, error: (w) => new StorageError('invalid', `${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
           const out = createWriteStream(st.file, { flags: st.obj.size === undefined ? 'w' : 'r+', start: range?.start ?? 0 });
           await pipeline(opened.body, meter, out, { signal });
           const want = expected ?? opened.length;
@@ -238,7 +255,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         await rename(only.file, archive);
         log(`unpacking ${only.obj.key}`);
         try {
-          await extractArchive(archive, tmp, kind);
+          await extractArchive(archive, tmp, kind, config.limits);
         } finally {
           await rm(archive, { force: true });
         }
@@ -246,7 +263,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     }
 
     if (ctx.cacheDir && key) await cacheStore(ctx.cacheDir, key, tmp);
-    await moveIntoPlace(tmp, dest);
+    await commit(tmp, dest);
     const seconds = progress.seconds();
     const summary = { bytes: progress.bytes, files: objects.length, seconds };
     log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s), peak RSS ${human(process.resourceUsage().maxRSS * 1024)}`);

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { freePort } from '../helpers/free-port.js';
 import { ROOT } from '../helpers/server.js';
 
@@ -273,34 +273,67 @@ export interface ZipMember {
   content?: string | Buffer;
   /** Unix mode incl. type bits (0o120777 for a symlink whose content is the target). */
   mode?: number;
+  /** Deflate the content (method 8) instead of storing it. */
+  deflate?: boolean;
+  /** Flip a byte of the stored data after the CRC is computed (a corrupt member). */
+  corrupt?: boolean;
+  /** Write no data: the central entry points at member `sameDataAs`'s local header (a bomb). */
+  sameDataAs?: number;
 }
 
-/** A stored (uncompressed) zip, written byte by byte. */
+/** A zip (stored, or deflated per member), written byte by byte, so malicious archives are possible. */
 export function makeZip(members: ZipMember[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
+  const offsets: number[] = [];
+  const sizes: Array<{ crc: number; packed: number; size: number; method: number }> = [];
   for (const m of members) {
     const name = Buffer.from(m.name, 'utf8');
-    const body = m.content === undefined ? Buffer.alloc(0) : Buffer.from(m.content);
-    const crc = crc32(body);
+    const plain = m.content === undefined ? Buffer.alloc(0) : Buffer.from(m.content);
+    const crc = crc32(plain);
+    const method = m.deflate ? 8 : 0;
+    const body = m.deflate ? deflateRawSync(plain) : Buffer.from(plain);
+    if (m.corrupt) { const i = Math.floor(body.length / 2); body[i] = body[i]! ^ 0xff; }
+    if (m.sameDataAs !== undefined) {
+      const s0 = sizes[m.sameDataAs]!;
+      const ch = Buffer.alloc(46);
+      ch.writeUInt32LE(0x02014b50, 0);
+      ch.writeUInt16LE((3 << 8) | 20, 4);
+      ch.writeUInt16LE(20, 6);
+      ch.writeUInt16LE(0x800, 8);
+      ch.writeUInt16LE(s0.method, 10);
+      ch.writeUInt32LE(s0.crc, 16);
+      ch.writeUInt32LE(s0.packed, 20);
+      ch.writeUInt32LE(s0.size, 24);
+      ch.writeUInt16LE(name.length, 28);
+      ch.writeUInt32LE(0o100644 << 16 >>> 0, 38);
+      ch.writeUInt32LE(offsets[m.sameDataAs]!, 42);
+      centrals.push(ch, name);
+      sizes.push(s0);
+      offsets.push(offsets[m.sameDataAs]!);
+      continue;
+    }
+    offsets.push(offset);
+    sizes.push({ crc, packed: body.length, size: plain.length, method });
     const lh = Buffer.alloc(30);
     lh.writeUInt32LE(0x04034b50, 0);
     lh.writeUInt16LE(20, 4);
     lh.writeUInt16LE(0x800, 6);
-    lh.writeUInt16LE(0, 8);
+    lh.writeUInt16LE(method, 8);
     lh.writeUInt32LE(crc, 14);
     lh.writeUInt32LE(body.length, 18);
-    lh.writeUInt32LE(body.length, 22);
+    lh.writeUInt32LE(plain.length, 22);
     lh.writeUInt16LE(name.length, 26);
     const ch = Buffer.alloc(46);
     ch.writeUInt32LE(0x02014b50, 0);
     ch.writeUInt16LE((3 << 8) | 20, 4);
     ch.writeUInt16LE(20, 6);
     ch.writeUInt16LE(0x800, 8);
+    ch.writeUInt16LE(method, 10);
     ch.writeUInt32LE(crc, 16);
     ch.writeUInt32LE(body.length, 20);
-    ch.writeUInt32LE(body.length, 24);
+    ch.writeUInt32LE(plain.length, 24);
     ch.writeUInt16LE(name.length, 28);
     ch.writeUInt32LE(((m.mode ?? 0o100644) << 16) >>> 0, 38);
     ch.writeUInt32LE(offset, 42);
