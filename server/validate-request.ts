@@ -3,11 +3,9 @@
  * a backend, so that every mismatch is a 400 naming the tensor rather than a runtime error.
  */
 import { errors } from '../protocols/errors.js';
+import { shapeText } from '../protocols/input-header.js';
 import type { InferRequest, TensorSpec } from '../protocols/tensor.js';
 
-function shapeText(shape: readonly number[]): string {
-  return `[${shape.join(',')}]`;
-}
 
 export function validateRequest(
   model: string,

@@ -101,7 +101,7 @@ describe('typed inputs and request fields', () => {
   });
 
   it.each([
-    [{ inputs: [{ name: '', datatype: 'FP32', shape: ['1'] }] }, "inputs[0]: 'name' must not be empty"],
+    [{ inputs: [{ name: '', datatype: 'FP32', shape: ['1'] }] }, "inputs[0]: 'name' must be a non-empty string"],
     [
       { inputs: [{ name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } }, { name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } }] },
       "input 'a' appears more than once",

@@ -4,6 +4,7 @@
  */
 import { DATATYPES, type DatatypeInfo, type GrpcContentsField, type TensorData, allocate, datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
+import { shapeText } from '../input-header.js';
 import type { InferTensorContentsMessage } from './messages.js';
 
 const CONTENTS_FIELDS: readonly GrpcContentsField[] = [
@@ -16,9 +17,6 @@ export function hasTypedContents(contents: InferTensorContentsMessage | null | u
   return CONTENTS_FIELDS.some((f) => (contents[f]?.length ?? 0) > 0);
 }
 
-function shapeText(shape: readonly number[]): string {
-  return `[${shape.join(',')}]`;
-}
 
 /**
  * Decodes typed contents of input `name` into storage for `info` and `count` elements.

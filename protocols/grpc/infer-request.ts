@@ -4,12 +4,13 @@
  * shape × datatype (BYTES: well-formed length prefixes), typed counts match the shape.
  * Raw tensors become views on the received message where alignment allows (raw-tensor.ts).
  */
-import { datatypeInfo, elementCount } from '../datatypes.js';
+import { elementCount } from '../datatypes.js';
 import { errors } from '../errors.js';
+import { type DimReader, InputHeaderDecoder } from '../input-header.js';
 import { decodeRawTensor } from '../raw-tensor.js';
 import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
 import { decodeContents, hasTypedContents } from './contents.js';
-import type { Int64, ModelInferRequestMessage } from './messages.js';
+import type { ModelInferRequestMessage } from './messages.js';
 import { decodeGrpcParameters } from './parameters.js';
 
 export interface DecodedGrpcInferRequest {
@@ -21,15 +22,11 @@ export interface DecodedGrpcInferRequest {
   readonly rawInputs: boolean;
 }
 
-function decodeShape(shape: readonly Int64[] | undefined, where: string): number[] {
-  return (shape ?? []).map((d) => {
-    const n = Number(d);
-    if (!Number.isSafeInteger(n) || n < 0) {
-      throw errors.invalidInput(`${where}: 'shape' must hold non-negative integers, got ${String(d)}`);
-    }
-    return n;
-  });
-}
+/** int64 dimensions arrive as decimal strings (proto.ts: `longs: String`). */
+const INT64_DIM: DimReader = {
+  read: (d) => (typeof d === 'string' && d.trim() !== '' ? Number(d) : typeof d === 'number' ? d : Number.NaN),
+  show: (d) => String(d),
+};
 
 export function decodeGrpcInferRequest(msg: ModelInferRequestMessage): DecodedGrpcInferRequest {
   const inputs = msg.inputs ?? [];
@@ -40,16 +37,9 @@ export function decodeGrpcInferRequest(msg: ModelInferRequestMessage): DecodedGr
       `raw_input_contents has ${raw.length} entries but the request has ${inputs.length} inputs; send one entry per input, in the order of 'inputs'`,
     );
   }
-  const seen = new Set<string>();
+  const headers = new InputHeaderDecoder(INT64_DIM);
   const tensors = inputs.map((inp, i): Tensor => {
-    const name = inp.name ?? '';
-    if (name === '') throw errors.invalidInput(`inputs[${i}]: 'name' must not be empty`);
-    const where = `input '${name}'`;
-    if (seen.has(name)) throw errors.invalidInput(`${where} appears more than once`);
-    seen.add(name);
-    const info = datatypeInfo(inp.datatype ?? '');
-    if (info === undefined) throw errors.invalidInput(`${where}: invalid datatype ${JSON.stringify(inp.datatype ?? '')}`);
-    const shape = decodeShape(inp.shape, where);
+    const { name, where, info, shape } = headers.decode(i, inp.name ?? '', inp.datatype ?? '', inp.shape ?? []);
     const parameters = decodeGrpcParameters(inp.parameters, where);
     let data;
     if (rawInputs) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRestInferRequest, parseHeaderLength, parseJson, parseShape } from './rest-request.js';
+import { parseShape } from '../input-header.js';
+import { decodeRestInferRequest, parseHeaderLength, parseJson } from './rest-request.js';
 import { expectInvalidInput } from '../../test/helpers/errors.js';
 
 const json = (doc: unknown) => Buffer.from(JSON.stringify(doc));

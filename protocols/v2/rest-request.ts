@@ -2,8 +2,8 @@
  * V2 REST request decoding: JSON (`application/json`) and the binary tensor data extension
  * (JSON header of `Inference-Header-Content-Length` bytes followed by raw tensors).
  */
-import { datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
+import { InputHeaderDecoder } from '../input-header.js';
 import { decodeJsonData } from '../json-data.js';
 import { parseParameters } from '../parameters.js';
 import { decodeRawTensor } from '../raw-tensor.js';
@@ -19,17 +19,6 @@ export function parseJson(text: string): unknown {
   } catch (e) {
     throw errors.invalidInput(`Unrecognized request format: ${(e as Error).message}`);
   }
-}
-
-/** Validates a shape array: non-negative safe integers only. */
-export function parseShape(value: unknown, where: string): number[] {
-  if (!Array.isArray(value)) throw errors.invalidInput(`${where}: 'shape' must be an array of integers`);
-  for (const d of value) {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
-      throw errors.invalidInput(`${where}: 'shape' must hold non-negative integers, got ${JSON.stringify(d)}`);
-    }
-  }
-  return value as number[];
 }
 
 /**
@@ -77,20 +66,11 @@ export function decodeRestInferRequest(body: Uint8Array, headerLength: number | 
 
   const binary = body.subarray(jsonEnd);
   let cursor = 0;
-  const seen = new Set<string>();
+  const headers = new InputHeaderDecoder();
   const inputs: Tensor[] = rawInputs.map((inp: unknown, i: number): Tensor => {
-    if (!isObject(inp) || typeof inp['name'] !== 'string' || inp['name'] === '') {
-      throw errors.invalidInput(`inputs[${i}]: 'name' must be a non-empty string`);
-    }
-    const name = inp['name'];
-    const where = `input '${name}'`;
-    if (seen.has(name)) throw errors.invalidInput(`${where} appears more than once`);
-    seen.add(name);
-    const dt = inp['datatype'];
-    const info = typeof dt === 'string' ? datatypeInfo(dt) : undefined;
-    if (info === undefined) throw errors.invalidInput(`${where}: invalid datatype ${JSON.stringify(dt)}`);
-    const shape = parseShape(inp['shape'], where);
-    const parameters = parseParameters(inp['parameters'], where);
+    const obj = isObject(inp) ? inp : {};
+    const { name, where, info, shape } = headers.decode(i, obj['name'], obj['datatype'], obj['shape']);
+    const parameters = parseParameters(obj['parameters'], where);
     const binarySize = parameters?.['binary_data_size'];
     if (binarySize !== undefined) {
       if (typeof binarySize !== 'number' || !Number.isSafeInteger(binarySize) || binarySize < 0) {
@@ -101,7 +81,7 @@ export function decodeRestInferRequest(body: Uint8Array, headerLength: number | 
           `${where} has binary_data_size but the request has no binary part (missing ${HEADER_LENGTH_HEADER} header)`,
         );
       }
-      if (inp['data'] !== undefined) throw errors.invalidInput(`${where} has both 'data' and 'binary_data_size'`);
+      if (obj['data'] !== undefined) throw errors.invalidInput(`${where} has both 'data' and 'binary_data_size'`);
       if (cursor + binarySize > binary.byteLength) {
         throw errors.invalidInput(
           `${where}: binary_data_size ${binarySize} runs past the end of the body (${binary.byteLength - cursor} bytes left)`,
@@ -118,8 +98,8 @@ export function decodeRestInferRequest(body: Uint8Array, headerLength: number | 
         parameters: Object.keys(rest).length > 0 ? (rest as typeof parameters) : undefined,
       };
     }
-    if (inp['data'] === undefined) throw errors.invalidInput(`'data' field is missing for input '${name}'`);
-    return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, inp['data']), parameters };
+    if (obj['data'] === undefined) throw errors.invalidInput(`'data' field is missing for input '${name}'`);
+    return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, obj['data']), parameters };
   });
   if (cursor !== binary.byteLength) {
     throw errors.invalidInput(
