@@ -13,6 +13,10 @@ FAKE_GCS_VERSION=v1.56.1
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 mkdir -p "$cache"
+# Test files (s3, gcs) run in parallel workers and each calls this script: one installs, the
+# others wait for it instead of racing on the same cache folders.
+exec 9>"$cache/storage-test-servers.lock"
+flock 9
 venv="$(bash "$(dirname "${BASH_SOURCE[0]}")/cached-venv.sh" moto "moto[server]==$MOTO_VERSION")"
 
 gcsdir="$cache/fake-gcs-server-$FAKE_GCS_VERSION"

@@ -10,15 +10,11 @@ import { StorageError } from './errors.js';
 import { download } from './download.js';
 import type { Config } from './config.js';
 import { Scrubber, redact } from './redact.js';
+import { PROVIDER_LOADERS } from './providers/index.js';
 import { ProviderSet, registerProvider } from './registry.js';
 import type { Log } from './progress.js';
 
-registerProvider('s3', async (c) => new (await import('./providers/s3.js')).S3Provider(c));
-registerProvider('gs', async (c) => new (await import('./providers/gcs.js')).GcsProvider(c));
-registerProvider('http', async (c) => new (await import('./providers/http.js')).HttpProvider(c));
-registerProvider('https', async (c) => new (await import('./providers/http.js')).HttpProvider(c));
-registerProvider('file', async () => new (await import('./providers/file.js')).FileProvider());
-registerProvider('pvc', async () => (await import('./providers/pvc.js')).pvcProvider());
+for (const [scheme, load] of Object.entries(PROVIDER_LOADERS)) registerProvider(scheme, load);
 
 export const USAGE = `Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 

@@ -1,10 +1,14 @@
 /**
- * Providers registered by URI scheme (`s3`, `gs`, `http`, `https`, `file`, `pvc`), looked
- * up once per URI. A string without a scheme is a local path (`file`).
+ * Providers registered by URI scheme (the schemes of schemes.ts, registered by the CLI from
+ * providers/index.ts), looked up once per URI. A string without a scheme is a local path
+ * (`file`).
  */
 import type { Config } from './config.js';
 import { StorageError } from './errors.js';
 import type { StorageProvider } from './provider.js';
+import { schemeOf } from './schemes.js';
+
+export { schemeOf };
 
 /** Factories load their SDK lazily, so a run pays only for the schemes it uses. */
 export type ProviderFactory = (config: Config) => Promise<StorageProvider>;
@@ -15,10 +19,6 @@ export function registerProvider(scheme: string, factory: ProviderFactory): void
   factories.set(scheme.toLowerCase(), factory);
 }
 
-export function schemeOf(uri: string): string {
-  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(uri);
-  return m ? m[1]!.toLowerCase() : 'file';
-}
 
 /** One provider instance per scheme and run, so connection pools are shared across URIs. */
 export class ProviderSet {

@@ -148,3 +148,15 @@ describe('storage-initializer configuration', () => {
     expect(() => memberPath('/r', 'a\\..\\..\\x')).toThrow(/contains '..'/);
   });
 });
+
+describe('one scheme table for the storage-initializer and the controller', () => {
+  it('the CLI registry and the admission check read the same schemes', async () => {
+    const { STORAGE_SCHEME_NAMES } = await import('../../storage-initializer/schemes.js');
+    const { PROVIDER_LOADERS } = await import('../../storage-initializer/providers/index.js');
+    const { SUPPORTED_STORAGE_SCHEMES, storageUriProblem } = await import('../../controller/webhooks/isvc/storage-uri.js');
+    expect(SUPPORTED_STORAGE_SCHEMES).toEqual(STORAGE_SCHEME_NAMES);
+    expect(Object.keys(PROVIDER_LOADERS).sort()).toEqual([...STORAGE_SCHEME_NAMES].sort());
+    for (const s of STORAGE_SCHEME_NAMES) expect(storageUriProblem('f', `${s}://x/y`)).toBeUndefined();
+    expect(storageUriProblem('f', 'hdfs://nn/m')).toContain("unsupported storage URI scheme 'hdfs://'");
+  });
+});

@@ -1,11 +1,13 @@
 /**
- * Storage URIs kserve-ts can serve (project decision 3): `s3://`, `gs://`, `pvc://`,
- * `file://` and local paths, `http(s)://`. KServe's controller lists more schemes (hdfs,
- * azure, hf, oci, ...); here they are rejected at admission instead of failing in the
- * storage initializer later.
+ * Storage URIs kserve-ts can serve: the schemes of the storage-initializer's scheme table
+ * (storage-initializer/schemes.ts, pure data shared with the storage-initializer's registry,
+ * so a scheme it gains is admitted here too) and local paths. KServe's controller lists more
+ * schemes (hdfs, azure, hf, oci, ...); the ones kserve-ts lacks are rejected at admission
+ * instead of failing in the storage initializer later.
  */
+import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';
 
-export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = ['s3', 'gs', 'pvc', 'file', 'http', 'https'];
+export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = STORAGE_SCHEME_NAMES;
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
 
