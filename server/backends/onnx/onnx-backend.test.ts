@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../../../test/helpers/server.js';
 import type { LoadOptions } from '../../backend.js';
 import { listFiles } from '../../backend-registry.js';
-import { cudaProviderInstalled, onnxBackend } from './onnx-backend.js';
+import { onnxBackend } from './onnx-backend.js';
 
 function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
@@ -107,8 +107,10 @@ describe('onnx backend', () => {
     }
   });
 
-  it('falls back to cpu with a warning when the CUDA provider is requested but not installed', async () => {
-    expect(cudaProviderInstalled()).toBe(false);
+  // Whether the provider is installed or not (scripts/install-cuda-ep.sh), this process has
+  // no driver and no LD_LIBRARY_PATH to the CUDA libraries; test/cuda-fallback.test.ts runs
+  // servers with both.
+  it('falls back to cpu with one warning that says why when the CUDA provider cannot be loaded', async () => {
     const { options, lines } = capturingLogger();
     const file = fixture('identity_fp32');
     const m = await onnxBackend.load(
@@ -119,7 +121,8 @@ describe('onnx backend', () => {
       const out = await m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(1.5, -2) }], ['OUTPUT0']);
       expect(Array.from(out[0]?.data as Float32Array)).toEqual([1.5, -2]);
       const warn = lines().find((l) => l['level'] === 40);
-      expect(String(warn?.['msg'])).toContain('CUDA execution provider requested');
+      expect(String(warn?.['msg'])).toMatch(/^CUDA execution provider unavailable \((libonnxruntime_providers_cuda\.so is not installed|.*cannot open shared object file)/);
+      expect(lines().filter((l) => l['level'] === 40)).toHaveLength(1);
       expect(warn?.['model']).toBe('gpu-model');
     } finally {
       await m.unload();

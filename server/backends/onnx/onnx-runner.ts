@@ -38,7 +38,9 @@ export async function createRunner(settings: SessionSettings, warnings: string[]
   try {
     session = await ort.InferenceSession.create(settings.modelPath, options(wanted));
   } catch (e) {
+    // Only fall back along the list the model asked for: a cuda-only model must not run on cpu.
     if (wanted.length === 1 && wanted[0] === 'cpu') throw e;
+    if (!wanted.includes('cpu')) throw new Error(`execution providers [${wanted.join(', ')}] failed: ${(e as Error).message.split('\n')[0]}`);
     warnings.push(`execution providers [${wanted.join(', ')}] failed (${(e as Error).message.split('\n')[0]}); falling back to cpu`);
     session = await ort.InferenceSession.create(settings.modelPath, options(['cpu']));
     providers = ['cpu'];
