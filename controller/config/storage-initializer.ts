@@ -16,7 +16,7 @@ const KEY = 'storageInitializer';
 export function parseStorageInitializerConfig(raw: string | undefined): StorageInitializerConfig {
   const s = parseSection(KEY, raw);
   return {
-    image: stringField(KEY, s, 'image', 'kserve/storage-initializer:latest'),
+    image: stringField(KEY, s, 'image', 'kserve-ts-storage-initializer:0.1.0'),
     cpuRequest: stringField(KEY, s, 'cpuRequest', '100m'),
     cpuLimit: stringField(KEY, s, 'cpuLimit', '1'),
     memoryRequest: stringField(KEY, s, 'memoryRequest', '100Mi'),

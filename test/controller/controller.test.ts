@@ -111,7 +111,7 @@ describe('Standard mode', () => {
     expect(dep.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'InferenceService', name: 'mnist', controller: true });
     const container = dep.spec?.template.spec?.containers[0];
     expect(container?.name).toBe('kserve-container');
-    expect(container?.args).toEqual(['serve', '--model_name=mnist', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081']);
+    expect(container?.args).toEqual(['--model_name=mnist', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081']);
     expect(container?.env).toContainEqual({ name: 'STORAGE_URI', value: 's3://models/mnist/1' });
     expect(dep.spec?.template.metadata?.annotations?.['internal.serving.kserve.io/storage-initializer-sourceuri']).toBe('s3://models/mnist/1');
 

@@ -178,7 +178,7 @@ describe('status derivation', () => {
 describe('inferenceservice-config and deployment mode', () => {
   it('KServe defaults when keys are absent; an absent deploy key means Knative', () => {
     expect(config.defaultDeploymentMode).toBe('Knative');
-    expect(config.storageInitializer.image).toBe('kserve/storage-initializer:latest');
+    expect(config.storageInitializer.image).toBe('kserve-ts-storage-initializer:0.1.0');
     expect(renderDomain(config.ingress.domainTemplate, { Name: 'a', Namespace: 'b', IngressDomain: config.ingress.ingressDomain })).toBe('a-b.example.com');
   });
   it('legacy mode names and clear errors', () => {

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Builds the kserve-ts images without any container registry:
+#   kserve-ts-server:<version>, kserve-ts-storage-initializer:<version>, kserve-ts-controller:<version>
+# on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
+# package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
+#
+#   eval "$(scripts/docker-engine.sh start)"   # or any engine in DOCKER_HOST
+#   scripts/build-images.sh                   # prints each image's size at the end
+#
+# The application is built on the host, not inside `docker build`: registries are reached
+# through a CA only the host trusts, and that CA must never be baked into a shipped image.
+# `npm ci --omit=dev --omit=optional --ignore-scripts` installs the production tree exactly
+# as package-lock.json pins it; scripts/image-stage.mjs takes what each image imports.
+#
+# Cache (${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts): the base rootfs tar keyed by Debian
+# release and package list, the production node_modules keyed by the lock file's hash; the
+# engine's layer store keeps the imported base and unchanged layers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DOCKER="${DOCKER:-/usr/bin/docker}"
+VERSION="$(node -p 'require("./package.json").version')"
+DEBIAN_RELEASE=forky
+# ca-certificates: the storage-initializer and the controller talk TLS to S3, GCS, HTTPS and the API server.
+BASE_PACKAGES=nodejs,ca-certificates
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
+
+log() { echo "[build-images] $*" >&2; }
+
+base_key="$(echo "$DEBIAN_RELEASE $BASE_PACKAGES v1" | sha256sum | cut -c1-12)"
+base_tag="kserve-ts-base:$DEBIAN_RELEASE-$base_key"
+
+make_base() {
+  if "$DOCKER" image inspect "$base_tag" >/dev/null 2>&1; then return 0; fi
+  local tar="$cache_root/base/$DEBIAN_RELEASE-$base_key.tar"
+  if [[ ! -f "$tar" ]]; then
+    command -v mmdebstrap >/dev/null 2>&1 || { apt-get update -qq >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >&2; }
+    mkdir -p "$cache_root/base"
+    log "making the base rootfs: Debian $DEBIAN_RELEASE minbase + $BASE_PACKAGES"
+    # forky's Release file can be past its Valid-Until date on the mirror: testing is
+    # re-signed irregularly, so the check is off for this build only (signatures still checked).
+    # Documentation, manuals and translations are never installed; apt's lists are dropped.
+    mmdebstrap --variant=minbase --format=tar --include="$BASE_PACKAGES" \
+      --aptopt='Acquire::Check-Valid-Until "false"' \
+      --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+      --dpkgopt='path-exclude=/usr/share/info/*' \
+      --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/var/cache/debconf/*-old' \
+      "$DEBIAN_RELEASE" "$tar.partial" >&2
+    mv "$tar.partial" "$tar"
+  fi
+  log "importing the base as $base_tag"
+  "$DOCKER" import -c 'CMD ["/bin/bash"]' "$tar" "$base_tag" >/dev/null
+}
+
+prod_modules() {
+  local key dir
+  key="$(sha256sum package-lock.json | cut -c1-16)"
+  dir="$cache_root/image-node-modules/$key"
+  if [[ ! -f "$dir/.complete" ]]; then
+    log "installing production dependencies from package-lock.json"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp package.json package-lock.json "$dir/"
+    # The project's .npmrc keeps onnxruntime-node's CUDA download off; scripts don't run anyway.
+    cp .npmrc "$dir/" 2>/dev/null || true
+    (cd "$dir" && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >&2)
+    touch "$dir/.complete"
+  fi
+  echo "$dir/node_modules"
+}
+
+BASE="${BASE:-}"
+if [[ -z "$BASE" ]]; then
+  make_base
+  BASE="$base_tag"
+fi
+[[ -f dist/bin/kserve-ts.js && -f dist/bin/controller.js ]] || { log "building the TypeScript"; npm run build >&2; }
+modules="$(prod_modules)"
+
+context="$(mktemp -d)"
+trap 'rm -rf "$context"' EXIT
+cp images/Dockerfile "$context/Dockerfile"
+targets=(server storage-initializer controller)
+for t in "${targets[@]}"; do
+  node scripts/image-stage.mjs "$t" "$modules" "$context/$t"
+done
+source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
+for t in "${targets[@]}"; do
+  log "building kserve-ts-$t:$VERSION"
+  DOCKER_BUILDKIT=0 "$DOCKER" build -q --target "$t" --build-arg BASE="$BASE" \
+    --build-arg VERSION="$VERSION" --build-arg SOURCE="$source_url" \
+    -t "kserve-ts-$t:$VERSION" "$context" >/dev/null
+done
+for t in "${targets[@]}"; do
+  size="$("$DOCKER" image inspect -f '{{.Size}}' "kserve-ts-$t:$VERSION")"
+  printf 'kserve-ts-%s:%s\t%d MB\n' "$t" "$VERSION" "$((size / 1000000))"
+done

@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// Stages one image's build context from the host's compiled dist/ and a production
+// node_modules installed from package-lock.json (scripts/build-images.sh makes both):
+//
+//   node scripts/image-stage.mjs <server|storage-initializer|controller> <prod-node_modules> <out-dir>
+//
+// What goes in is derived, not listed: the compiled files reachable from the image's entry
+// point (static imports and literal dynamic imports), and the npm packages those files import,
+// closed over package-lock.json's dependency graph. A package added to the code is picked up
+// by the next build; a package no longer imported drops out. Then everything the platform
+// and Node never load is pruned: other platforms' native binaries, source maps, type
+// declarations and browser bundles (licence files stay).
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinModules } from 'node:module';
+
+const ENTRIES = {
+  server: ['dist/bin/kserve-ts.js'],
+  'storage-initializer': ['dist/bin/storage-initializer.js'],
+  controller: ['dist/bin/controller.js'],
+};
+// The server image serves; its `kserve-ts storage-initializer|controller` subcommands are
+// the other images' job, so their dynamic imports are not followed.
+const NOT_FOLLOWED = { server: ['dist/storage-initializer/', 'dist/controller/'] };
+
+const [target, prodModules, outDir] = process.argv.slice(2);
+if (!target || !(target in ENTRIES) || !prodModules || !outDir) {
+  console.error('usage: image-stage.mjs <server|storage-initializer|controller> <node_modules> <out-dir>');
+  process.exit(2);
+}
+const root = process.cwd();
+const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')).packages;
+const builtins = new Set(builtinModules);
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
+// Files a module opens beside itself: worker entries (server/worker-entry.ts) and assets
+// located with `new URL('./x', import.meta.url)` (the .proto files).
+const WORKER = /\bspawnWorker\(\s*import\.meta\.url,\s*['"]([^'"]+)['"]/g;
+const SIBLING = /\bnew URL\(\s*['"](\.\/[^'"]+)['"],\s*import\.meta\.url\s*\)/g;
+// A bare specifier that names an npm package (the regexes above also see words in strings).
+const PACKAGE_SPEC = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/;
+// Imported only on paths a production image never takes.
+const DEV_ONLY = new Set([
+  'tsx', // registered in worker threads only when the server runs from TypeScript sources
+]);
+
+/** Compiled files reachable from the entries, and the bare specifiers they import. */
+function traceDist() {
+  const files = new Set();
+  const packages = new Set();
+  const queue = [...ENTRIES[target]];
+  const skip = NOT_FOLLOWED[target] ?? [];
+  while (queue.length > 0) {
+    const rel = queue.pop();
+    if (files.has(rel) || skip.some((p) => rel.startsWith(p))) continue;
+    const abs = path.join(root, rel);
+    if (!fs.existsSync(abs)) throw new Error(`${rel} is imported but not built (run npm run build)`);
+    files.add(rel);
+    if (!rel.endsWith('.js')) continue;
+    const text = fs.readFileSync(abs, 'utf8');
+    for (const m of text.matchAll(WORKER)) queue.push(path.relative(root, path.resolve(path.dirname(abs), `${m[1]}.js`)));
+    for (const m of text.matchAll(SIBLING)) queue.push(path.relative(root, path.resolve(path.dirname(abs), m[1])));
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1];
+      if (spec.startsWith('.')) {
+        queue.push(path.relative(root, path.resolve(path.dirname(abs), spec)));
+      } else if (PACKAGE_SPEC.test(spec) && !spec.startsWith('node:') && !builtins.has(spec)) {
+        const parts = spec.split('/');
+        const name = spec.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+        if (!DEV_ONLY.has(name)) packages.add(name);
+      }
+    }
+  }
+  return { files, packages };
+}
+
+/** The lock file's install path for `name` as required from `from` (node's lookup order). */
+function resolveInstall(name, from) {
+  let dir = from;
+  for (;;) {
+    const candidate = dir === '' ? `node_modules/${name}` : `${dir}/node_modules/${name}`;
+    if (lock[candidate]) return candidate;
+    if (dir === '') return undefined;
+    const idx = dir.lastIndexOf('/node_modules/');
+    dir = idx < 0 ? '' : dir.slice(0, idx);
+  }
+}
+
+/** Every install path needed by the root packages, through dependencies and optional ones present. */
+function closure(rootPackages) {
+  const seen = new Set();
+  const queue = [];
+  for (const name of rootPackages) {
+    const at = resolveInstall(name, '');
+    if (!at) throw new Error(`${name} is imported but not in package-lock.json's dependencies`);
+    // An optional dependency the production install leaves out (tfjs-node, whose native
+    // binding is built separately) is imported lazily and reported missing at run time.
+    if (lock[at].optional && !fs.existsSync(path.join(prodModules, '..', at))) continue;
+    queue.push(at);
+  }
+  while (queue.length > 0) {
+    const at = queue.pop();
+    if (seen.has(at)) continue;
+    const entry = lock[at];
+    if (entry.dev) throw new Error(`${at} is a devDependency but the image imports it`);
+    seen.add(at);
+    const deps = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
+    for (const dep of Object.keys(deps)) {
+      const child = resolveInstall(dep, at);
+      // Optional and peer dependencies the production install left out stay out.
+      if (child && fs.existsSync(path.join(prodModules, '..', child))) queue.push(child);
+    }
+  }
+  return [...seen].sort();
+}
+
+const PRUNED_FILE = /\.(map|d\.ts|d\.cts|d\.mts|tsbuildinfo)$|^(README|CHANGELOG|HISTORY)(\.\w+)?$/i;
+
+function copyPruned(from, to) {
+  fs.mkdirSync(to, { recursive: true });
+  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, e.name);
+    const dst = path.join(to, e.name);
+    if (e.isDirectory()) {
+      if (e.name === 'node_modules') continue; // nested installs are copied as their own entries
+      copyPruned(src, dst);
+    } else if (e.isSymbolicLink()) {
+      fs.symlinkSync(fs.readlinkSync(src), dst);
+    } else if (!PRUNED_FILE.test(e.name)) {
+      fs.copyFileSync(src, dst);
+    }
+  }
+}
+
+/** Per-package pruning of what Node on this platform never loads. */
+const PACKAGE_PRUNE = {
+  // Native binaries for every OS and CPU: keep this platform's.
+  'onnxruntime-node': (dir) => {
+    const bin = path.join(dir, 'bin', 'napi-v6');
+    for (const os of fs.readdirSync(bin)) {
+      for (const arch of fs.readdirSync(path.join(bin, os))) {
+        if (os !== process.platform || arch !== process.arch) fs.rmSync(path.join(bin, os, arch), { recursive: true });
+      }
+      if (fs.readdirSync(path.join(bin, os)).length === 0) fs.rmSync(path.join(bin, os), { recursive: true });
+    }
+  },
+  // UMD/ES bundles for browsers and mini-programs; Node loads `main` (dist/tf.node.js) only.
+  '@tensorflow/tfjs': (dir) => {
+    const dist = path.join(dir, 'dist');
+    const main = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).main;
+    for (const f of fs.readdirSync(dist)) {
+      const rel = `dist/${f}`;
+      if (rel === main) continue;
+      if (f === 'miniprogram' || /^tf\.(min|es2017|fesm)/.test(f) || f === 'tf.js') fs.rmSync(path.join(dist, f), { recursive: true });
+    }
+  },
+};
+
+const { files, packages } = traceDist();
+const installs = closure(packages);
+fs.rmSync(outDir, { recursive: true, force: true });
+for (const rel of files) {
+  fs.mkdirSync(path.join(outDir, path.dirname(rel)), { recursive: true });
+  fs.copyFileSync(path.join(root, rel), path.join(outDir, rel));
+}
+const prodRoot = path.join(prodModules, '..');
+for (const at of installs) {
+  copyPruned(path.join(prodRoot, at), path.join(outDir, at));
+  const name = at.slice(at.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  PACKAGE_PRUNE[name]?.(path.join(outDir, at));
+}
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+fs.writeFileSync(
+  path.join(outDir, 'package.json'),
+  `${JSON.stringify({ name: `kserve-ts-${target}`, version: pkg.version, private: true, type: 'module', license: pkg.license }, null, 2)}\n`,
+);
+console.error(`[image-stage] ${target}: ${files.size} compiled files, ${installs.length} packages (${[...packages].sort().join(', ')})`);
