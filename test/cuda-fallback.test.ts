@@ -67,6 +67,8 @@ describe('CUDA execution provider installed, no NVIDIA driver', () => {
       const warns = warnLines(s.output()).filter((l) => String(l['msg']).includes('CUDA'));
       expect(warns).toHaveLength(1);
       expect(warns[0]?.['msg']).toBe(`CUDA execution provider unavailable (${NO_DRIVER}); the model runs on cpu`);
+      const sessions = s.output().split('\n').filter((l) => l.includes('"onnx session ready"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(sessions.map((l) => l['executionProviders'])).toEqual([['cpu']]);
     } finally {
       s.child.kill('SIGTERM');
       await s.exited;

@@ -142,7 +142,8 @@ export class OnnxInstance implements ModelInstance {
         inputs: loaded.inputs.map((i) => toSpec(i, spec.modelName)),
         outputs: loaded.outputs.map((o) => toSpec(o, spec.modelName)),
       };
-      options.logger.debug({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
+      // Info, not debug: which provider a model really runs on is what an operator asks first.
+      options.logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
     const instance = new OnnxInstance(session, inputs, outputs);
