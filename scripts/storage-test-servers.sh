@@ -18,6 +18,13 @@ mkdir -p "$cache"
 exec 9>"$cache/storage-test-servers.lock"
 flock 9
 venv="$(bash "$(dirname "${BASH_SOURCE[0]}")/cached-venv.sh" moto "moto[server]==$MOTO_VERSION")"
+# A venv stamped installed but broken (two unlocked installs racing, before the lock above)
+# is rebuilt once.
+if ! "$venv/bin/python" -c 'import moto.server' >/dev/null 2>&1; then
+  echo "storage-test-servers: $venv is broken, rebuilding it" >&2
+  rm -rf "$venv"
+  venv="$(bash "$(dirname "${BASH_SOURCE[0]}")/cached-venv.sh" moto "moto[server]==$MOTO_VERSION")"
+fi
 
 gcsdir="$cache/fake-gcs-server-$FAKE_GCS_VERSION"
 fakegcs=null
