@@ -42,24 +42,10 @@ bin="$cache/bin"
 stamp="$cache/.built"
 binaries=(kube-apiserver kube-controller-manager kubectl etcd kubelet kube-scheduler kube-proxy)
 
-if [[ -f "$stamp" ]]; then
-  echo "$bin"
-  exit 0
-fi
-
-command -v go >/dev/null 2>&1 || { log "a Go toolchain (>= 1.25) is needed to build the binaries"; exit 1; }
-command -v flock >/dev/null 2>&1 || { log "flock (util-linux) is needed"; exit 1; }
-mkdir -p "$cache"
-exec 9>"$cache.lock"
-if ! flock -n 9; then
-  log "another process is building $cache; waiting for it"
-  flock 9
-fi
-# The other holder may have finished while we waited.
-if [[ -f "$stamp" ]]; then
-  echo "$bin"
-  exit 0
-fi
+# shellcheck source=cached-build-lock.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cached-build-lock.sh"
+[[ -f "$stamp" ]] || command -v go >/dev/null 2>&1 || { log "a Go toolchain (>= 1.25) is needed to build the binaries"; exit 1; }
+cached_build_begin "$cache" "$stamp" "$bin" log
 
 rm -rf "$bin" "$cache/src"
 mkdir -p "$bin" "$cache/src"

@@ -1,5 +1,6 @@
 /** A real Kubernetes control plane for controller tests: see control-plane.ts and fake-kubelet.ts. */
 export { type KubeBinaries, ensureKubeBinaries } from './kube-binaries.js';
+export { type HelmTools, ensureHelmTools } from './helm-tools.js';
 export {
   type ControlPlaneOptions,
   type KubectlOptions,
