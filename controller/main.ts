@@ -3,6 +3,9 @@
  * handles signals. Every replica serves the webhooks and probes; only the Lease holder
  * runs the reconciler (client-go's leader-election pattern).
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { isIP } from 'node:net';
 import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
@@ -42,7 +45,14 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const logger: Logger = pino({ level: config.logLevel, base: { component: 'controller', identity: config.identity }, timestamp: pino.stdTimeFunctions.isoTime });
   const kubeConfig = new KubeConfig();
   if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
-  else kubeConfig.loadFromDefault();
+  else if (!hasDefaultKubeconfig(env)) {
+    // loadFromDefault() would fall back to http://localhost:8080 and retry forever.
+    process.stderr.write(
+      'kserve-ts controller: no cluster credentials: pass --kubeconfig, set KUBECONFIG, or run in a pod ' +
+        '(KUBERNETES_SERVICE_HOST and a mounted ServiceAccount token)\n',
+    );
+    return 2;
+  } else kubeConfig.loadFromDefault();
   const clients = makeClients(kubeConfig);
   const metrics = new ControllerMetrics();
 
@@ -145,4 +155,12 @@ async function startWebhooks(
     }
   }
   return server;
+}
+
+/** Whether KubeConfig.loadFromDefault() has anything real to load: $KUBECONFIG, ~/.kube/config or in-cluster. */
+function hasDefaultKubeconfig(env: NodeJS.ProcessEnv): boolean {
+  if (env['KUBECONFIG']) return true;
+  const home = env['HOME'] ?? homedir();
+  if (home && existsSync(path.join(home, '.kube', 'config'))) return true;
+  return Boolean(env['KUBERNETES_SERVICE_HOST']) && existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token');
 }

@@ -163,6 +163,12 @@ for (const rel of files) {
   fs.mkdirSync(path.join(outDir, path.dirname(rel)), { recursive: true });
   fs.copyFileSync(path.join(root, rel), path.join(outDir, rel));
 }
+// The CRDs the controller applies with --install-crds (controller/install-crds.ts finds
+// controller/crds above its own module).
+if (target === 'controller') {
+  fs.mkdirSync(path.join(outDir, 'controller/crds'), { recursive: true });
+  for (const f of fs.readdirSync(path.join(root, 'controller/crds'))) fs.copyFileSync(path.join(root, 'controller/crds', f), path.join(outDir, 'controller/crds', f));
+}
 const prodRoot = path.join(prodModules, '..');
 for (const at of installs) {
   copyPruned(path.join(prodRoot, at), path.join(outDir, at));

@@ -32,6 +32,12 @@ export interface ServerConfig {
   readonly ortTelemetry: boolean;
   /** Bounded wait for in-flight requests on SIGTERM/SIGINT and on unload (seconds). */
   readonly gracePeriodSeconds: number;
+  /**
+   * Seconds between SIGTERM and closing the listeners, during which readiness is false and
+   * requests are still served: Kubernetes removes a pod from its Service's endpoints only
+   * after a failed readiness probe, and traffic sent meanwhile must not be refused.
+   */
+  readonly shutdownDelaySeconds: number;
 }
 
 type Kind = 'int' | 'bool' | 'string' | 'list';
@@ -65,6 +71,7 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ['inter_op_threads', { key: 'interOpThreads', kind: 'int', dflt: '1', help: 'threads across independent operators' }],
   ['enable_ort_telemetry', { key: 'ortTelemetry', kind: 'bool', dflt: 'false', help: "let onnxruntime send its usage telemetry to Microsoft (off: the server makes no outbound connection)" }],
   ['grace_period_seconds', { key: 'gracePeriodSeconds', kind: 'int', dflt: '30', help: 'drain time on shutdown and unload (seconds)' }],
+  ['shutdown_delay_seconds', { key: 'shutdownDelaySeconds', kind: 'int', dflt: '2', help: 'on SIGTERM, report not ready and keep serving this long before closing the listeners, so endpoints drop the pod first (seconds; SIGINT skips it)' }],
   // Accepted because KServe runtimes pass them; they have no effect here.
   ...[
     'max_threads',
@@ -212,6 +219,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     inlineMaxMicros: int('inline_max_us'),
     ortTelemetry: parseBool('enable_ort_telemetry', get('enable_ort_telemetry')),
     gracePeriodSeconds: int('grace_period_seconds'),
+    shutdownDelaySeconds: Math.max(0, int('shutdown_delay_seconds')),
   };
   return { config: Object.freeze(config), warnings, help };
 }

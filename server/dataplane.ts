@@ -23,6 +23,7 @@ export class DataPlane {
   readonly #repository: ModelRepository;
   readonly #metrics: Metrics;
   readonly #info: ServerInfo;
+  #draining = false;
 
   constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo) {
     this.#repository = repository;
@@ -35,7 +36,12 @@ export class DataPlane {
   }
 
   ready(): boolean {
-    return this.#repository.serverReady();
+    return !this.#draining && this.#repository.serverReady();
+  }
+
+  /** Readiness turns false for good (shutdown has begun); requests are still served. */
+  drain(): void {
+    this.#draining = true;
   }
 
   serverMetadata(): { name: string; version: string; extensions: string[] } {

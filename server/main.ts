@@ -61,8 +61,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
   let exitCode = 0;
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, 'shutting down');
-      void server.close().then(resolve, (err: unknown) => {
+      // kubelet sends SIGTERM: keep serving while the endpoints drop this pod. Ctrl-C is a person.
+      const delayMs = signal === 'SIGTERM' ? config.shutdownDelaySeconds * 1000 : 0;
+      logger.info({ signal, delayMs }, 'shutting down');
+      void server.close(delayMs).then(resolve, (err: unknown) => {
         logger.error({ err }, 'error during shutdown');
         exitCode = 1;
         resolve();

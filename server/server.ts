@@ -26,7 +26,12 @@ export interface ModelServer {
   /** The gRPC server when config.enableGrpc; not bound until `grpc.listen`. */
   readonly grpc: GrpcServer | undefined;
   /** Stops accepting, drains in-flight requests (bounded by the grace period), unloads models. */
-  close(): Promise<void>;
+  /**
+   * Drains and stops: readiness turns false at once; after `delayMs` (default 0) the
+   * listeners close, in-flight calls finish within the grace period, then models unload.
+   * Idempotent: later calls return the first call's promise.
+   */
+  close(delayMs?: number): Promise<void>;
 }
 
 /** The default backend set; a model folder goes to the first whose `detect` matches. */
@@ -83,8 +88,10 @@ export async function createServer(
     : undefined;
 
   let closing: Promise<void> | undefined;
-  const close = () => {
+  const close = (delayMs = 0) => {
     closing ??= (async () => {
+      dataplane.drain();
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const grace = config.gracePeriodSeconds * 1000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {

@@ -1,0 +1,168 @@
+/**
+ * The server image as a pod runs it: model mounted read-only at /mnt/models, KServe's
+ * runtime arguments appended to the entrypoint, read-only root filesystem, UID 1000.
+ * Answers are compared with the same server running on the host from dist/.
+ */
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.js';
+import { json, post } from '../helpers/http.js';
+import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
+import { grpcClient } from '../grpc/client.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+
+const IMAGE = imageName('server');
+const NAME = `kserve-ts-server-test-${process.pid}`;
+const INSTANCES = { instances: [[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]] };
+const V2 = {
+  inputs: [{ name: 'input', shape: [2, 4], datatype: 'FP32', data: [6.8, 2.8, 4.8, 1.4, 5.1, 3.5, 1.4, 0.2] }],
+  outputs: [{ name: 'label' }],
+};
+
+let modelDir: string;
+let httpPort: number;
+let grpcPort: number;
+let base: string;
+let local: TestServer;
+
+async function waitReady(url: string, deadlineMs: number): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < deadlineMs) {
+    try {
+      if ((await fetch(url)).status === 200) return Date.now() - start;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} not ready in ${deadlineMs} ms`);
+}
+
+async function startContainer(): Promise<number> {
+  const r = await docker([
+    'run', '-d', '--name', NAME, '--network', 'host', ...HARDENED,
+    '-v', `${modelDir}:/mnt/models:ro`, IMAGE,
+    '--model_name=iris', '--model_dir=/mnt/models', `--http_port=${httpPort}`, `--grpc_port=${grpcPort}`,
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  return waitReady(`${base}/v2/health/ready`, 60_000);
+}
+
+beforeAll(async () => {
+  await requireImage(IMAGE);
+  modelDir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-image-model-'));
+  cpSync(path.join(IRIS_DIR, 'model.onnx'), path.join(modelDir, 'model.onnx'));
+  // mkdtemp makes a 0700 folder; the image's UID 1000 reads the mount as a pod's volume.
+  chmodSync(modelDir, 0o755);
+  chmodSync(path.join(modelDir, 'model.onnx'), 0o644);
+  httpPort = await freePort();
+  grpcPort = await freePort();
+  base = `http://127.0.0.1:${httpPort}`;
+  local = await startServer(['--model_name', 'iris', '--model_dir', modelDir], { grpc: true });
+  await removeContainer(NAME);
+  const readyMs = await startContainer();
+  console.log(`server image: docker run to ready in ${readyMs} ms`);
+});
+
+afterAll(async () => {
+  await removeContainer(NAME);
+  await local?.close();
+  if (modelDir) rmSync(modelDir, { recursive: true, force: true });
+});
+
+describe('kserve-ts-server image', () => {
+  it('runs as UID 1000 with the OCI labels', async () => {
+    const user = await docker(['inspect', '-f', '{{.Config.User}}', NAME]);
+    expect(user.stdout.trim()).toBe('1000:1000');
+    const labels = await docker(['image', 'inspect', '-f', '{{json .Config.Labels}}', IMAGE]);
+    const l = JSON.parse(labels.stdout) as Record<string, string>;
+    expect(l['org.opencontainers.image.version']).toBe(IMAGE.split(':')[1]);
+    expect(l['org.opencontainers.image.source']).toMatch(/^https:\/\//);
+  });
+
+  it('answers V1 predict as the host server does', async () => {
+    const fromImage = await post(`${base}/v1/models/iris:predict`, INSTANCES);
+    const fromHost = await post(`${local.url}/v1/models/iris:predict`, INSTANCES);
+    expect(fromImage.status).toBe(200);
+    expect(json(fromImage)).toEqual(json(fromHost));
+  });
+
+  it('answers V2 REST infer as the host server does', async () => {
+    const fromImage = await post(`${base}/v2/models/iris/infer`, V2);
+    const fromHost = await post(`${local.url}/v2/models/iris/infer`, V2);
+    expect(fromImage.status).toBe(200);
+    const a = json(fromImage) as { outputs: unknown[] };
+    const b = json(fromHost) as { outputs: unknown[] };
+    expect(a.outputs).toEqual(b.outputs);
+  });
+
+  it('answers V2 gRPC infer as the host server does', async () => {
+    const request = {
+      model_name: 'iris',
+      inputs: [{ name: 'input', datatype: 'FP32', shape: [2, 4], contents: { fp32_contents: V2.inputs[0]!.data } }],
+      outputs: [{ name: 'label' }],
+    };
+    const image = grpcClient(`127.0.0.1:${grpcPort}`);
+    const host = grpcClient(local.grpcAddress!);
+    try {
+      const a = await image.infer(request as never);
+      const b = await host.infer(request as never);
+      expect(a.outputs).toEqual(b.outputs);
+      expect(a.outputs.length).toBeGreaterThan(0);
+    } finally {
+      image.close();
+      host.close();
+    }
+  });
+
+  it('drains on docker stop: readiness false first, no accepted request fails, exit code 0', async () => {
+    let ok = 0;
+    const failures: string[] = [];
+    // Set once readiness answers 503, as the endpoints controller would drop the pod; clients
+    // then send nothing new. Every request sent before that must succeed.
+    let notReady = false;
+    const deadline = Date.now() + 30_000;
+    const watcher = (async () => {
+      while (!notReady && Date.now() < deadline) {
+        try {
+          if ((await fetch(`${base}/v2/health/ready`)).status === 503) notReady = true;
+        } catch (err) {
+          failures.push(`readiness probe: ${String(err)}`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    // Four bounded client loops: each ends at the deadline, after 2,000 requests, or once
+    // readiness is false.
+    const loop = async (): Promise<void> => {
+      for (let i = 0; i < 2_000 && Date.now() < deadline && !notReady; i++) {
+        try {
+          const r = await fetch(`${base}/v1/models/iris:predict`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(INSTANCES),
+          });
+          await r.arrayBuffer();
+          if (r.status === 200) ok++;
+          else failures.push(`HTTP ${r.status}`);
+        } catch (err) {
+          failures.push((err as { cause?: { code?: string } }).cause?.code ?? String(err));
+        }
+      }
+    };
+    const loops = [loop(), loop(), loop(), loop()];
+    await new Promise((r) => setTimeout(r, 1_000));
+    const stop = await docker(['stop', '-t', '30', NAME], 60_000);
+    expect(stop.code, stop.stderr).toBe(0);
+    await Promise.all([...loops, watcher]);
+    const exit = await docker(['inspect', '-f', '{{.State.ExitCode}}', NAME]);
+    const logs = await docker(['logs', NAME]);
+    expect(failures, logs.stdout + logs.stderr).toEqual([]);
+    expect(notReady).toBe(true);
+    expect(ok).toBeGreaterThan(0);
+    expect(exit.stdout.trim()).toBe('0');
+  });
+});
