@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kserve-ts images without any container registry:
-#   kserve-ts-server:<version>, kserve-ts-storage-initializer:<version>, kserve-ts-controller:<version>
+#   kserve-ts-server:<version>, kserve-ts-storage-initializer:<version>, kserve-ts-controller:<version>,
+#   and kserve-ts-server-tensorflow:<version> (the server plus native TensorFlow for SavedModels,
+#   with the libtensorflow binding scripts/build-tfjs-node.sh builds from the tensorflow-cpu wheel)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
@@ -81,10 +83,15 @@ modules="$(prod_modules)"
 context="$(mktemp -d)"
 trap 'rm -rf "$context"' EXIT
 cp images/Dockerfile "$context/Dockerfile"
-targets=(server storage-initializer controller)
-for t in "${targets[@]}"; do
+targets=(server storage-initializer controller server-tensorflow)
+for t in server storage-initializer controller; do
   node scripts/image-stage.mjs "$t" "$modules" "$context/$t"
 done
+# tfjs-node's binding is built on the host into ./node_modules (cached); the image takes it
+# and what the server imports from that tree, which npm ci installed from the same lock file.
+log "native TensorFlow binding for kserve-ts-server-tensorflow"
+bash scripts/build-tfjs-node.sh >&2
+node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$context/server-tensorflow"
 source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
 for t in "${targets[@]}"; do
   log "building kserve-ts-$t:$VERSION"

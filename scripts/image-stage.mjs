@@ -16,16 +16,22 @@ import { builtinModules } from 'node:module';
 
 const ENTRIES = {
   server: ['dist/bin/kserve-ts.js'],
+  // The server plus the native TensorFlow binding (tfjs-node on libtensorflow) for SavedModels;
+  // staged from a tree where scripts/build-tfjs-node.sh has installed the binding.
+  'server-tensorflow': ['dist/bin/kserve-ts.js'],
   'storage-initializer': ['dist/bin/storage-initializer.js'],
   controller: ['dist/bin/controller.js'],
 };
 // The server image serves; its `kserve-ts storage-initializer|controller` subcommands are
 // the other images' job, so their dynamic imports are not followed.
-const NOT_FOLLOWED = { server: ['dist/storage-initializer/', 'dist/controller/'] };
+const NOT_FOLLOWED = {
+  server: ['dist/storage-initializer/', 'dist/controller/'],
+  'server-tensorflow': ['dist/storage-initializer/', 'dist/controller/'],
+};
 
 const [target, prodModules, outDir] = process.argv.slice(2);
 if (!target || !(target in ENTRIES) || !prodModules || !outDir) {
-  console.error('usage: image-stage.mjs <server|storage-initializer|controller> <node_modules> <out-dir>');
+  console.error(`usage: image-stage.mjs <${Object.keys(ENTRIES).join('|')}> <node_modules> <out-dir>`);
   process.exit(2);
 }
 const root = process.cwd();
@@ -37,6 +43,10 @@ const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]
 // located with `new URL('./x', import.meta.url)` (the .proto files).
 const WORKER = /\bspawnWorker\(\s*import\.meta\.url,\s*['"]([^'"]+)['"]/g;
 const SIBLING = /\bnew URL\(\s*['"](\.\/[^'"]+)['"],\s*import\.meta\.url\s*\)/g;
+// Packages loaded through a name held in a constant, which the trace cannot see.
+const EXTRA_PACKAGES = {
+  'server-tensorflow': ['@tensorflow/tfjs-node'], // server/backends/tensorflow/tf-native.ts (TFJS_NODE)
+};
 // A bare specifier that names an npm package (the regexes above also see words in strings).
 const PACKAGE_SPEC = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/;
 // Imported only on paths a production image never takes.
@@ -157,6 +167,10 @@ const PACKAGE_PRUNE = {
 };
 
 const { files, packages } = traceDist();
+for (const name of EXTRA_PACKAGES[target] ?? []) {
+  if (!fs.existsSync(path.join(prodModules, name))) throw new Error(`${name} is not installed in ${prodModules}`);
+  packages.add(name);
+}
 const installs = closure(packages);
 fs.rmSync(outDir, { recursive: true, force: true });
 for (const rel of files) {

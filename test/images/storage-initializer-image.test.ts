@@ -4,13 +4,13 @@
  * read-only root filesystem. Sources are real servers on loopback (moto for S3, a plain
  * HTTP server for https-less downloads and archives), reached with --network host.
  */
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, installServers, listFiles, makeTar, startMoto, tempDir, type Running } from '../storage-initializer/helpers.js';
+import { cleanup, installServers, listFiles, makeTar, startFakeGcs, startMoto, tempDir, type Running } from '../storage-initializer/helpers.js';
 import { HARDENED, docker, imageName, requireImage } from './docker.js';
 
 const IMAGE = imageName('storage-initializer');
@@ -21,6 +21,7 @@ const ARCHIVE = makeTar([
 ]);
 
 let moto: Running;
+let gcs: Running;
 let http: Server;
 let httpUrl: string;
 /** A slow body: the container is killed while it streams. */
@@ -44,6 +45,13 @@ beforeAll(async () => {
   await requireImage(IMAGE);
   const servers = installServers();
   moto = await startMoto(servers.moto);
+  if (servers.fakeGcs === null) throw new Error('fake-gcs-server is missing: scripts/storage-test-servers.sh builds it');
+  const gcsData = tempDir('si-image-gcs-');
+  dirs.push(gcsData);
+  mkdirSync(path.join(gcsData, 'models', 'flowers', 'sub'), { recursive: true });
+  writeFileSync(path.join(gcsData, 'models', 'flowers', 'model.onnx'), MODEL);
+  writeFileSync(path.join(gcsData, 'models', 'flowers', 'sub', 'labels.txt'), 'daisy');
+  gcs = await startFakeGcs(servers.fakeGcs, gcsData);
   const s3 = new S3Client({ endpoint: moto.url, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
   await s3.send(new CreateBucketCommand({ Bucket: 'models' }));
   await s3.send(new PutObjectCommand({ Bucket: 'models', Key: 'iris/model.onnx', Body: MODEL }));
@@ -69,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await moto?.stop();
+  await gcs?.stop();
   http?.closeAllConnections();
   await new Promise((r) => http?.close(r));
   cleanup(...dirs);
@@ -85,6 +94,15 @@ describe('kserve-ts-storage-initializer image', () => {
     expect(readFileSync(path.join(dest, 'model.onnx')).equals(MODEL)).toBe(true);
     expect(statSync(path.join(dest, 'model.onnx')).uid).toBe(1000);
     expect(r.stdout + r.stderr).not.toContain('testing');
+  });
+
+  it('pulls a gs:// prefix from the GCS server', async () => {
+    const dest = destination();
+    const r = await run(['gs://models/flowers', dest], { GCS_ENDPOINT: gcs.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(listFiles(dest).sort()).toEqual(['model.onnx', 'sub/labels.txt']);
+    expect(readFileSync(path.join(dest, 'model.onnx')).equals(MODEL)).toBe(true);
+    expect(statSync(path.join(dest, 'sub/labels.txt')).uid).toBe(1000);
   });
 
   it('unpacks an archive fetched over HTTP', async () => {
