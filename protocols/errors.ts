@@ -86,6 +86,8 @@ export const errors = {
     new KServeError('MethodNotAllowed', `Method ${method} is not allowed for ${path}; allowed: ${allow}`),
   payloadTooLarge: (limitBytes: number) =>
     new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
+  /** A request within the body limit that declares more than a configured bound (elements, inputs). */
+  limitExceeded: (reason: string) => new KServeError('PayloadTooLarge', reason),
   responseTooLarge: (bytes: number, limitBytes: number, setting: string) =>
     new KServeError('PayloadTooLarge', `Response of ${bytes} bytes is larger than the limit of ${limitBytes} bytes (${setting})`),
   inferenceError: (reason: string, cause?: unknown) =>

@@ -5,6 +5,7 @@
  */
 import { type DatatypeInfo, datatypeInfo } from './datatypes.js';
 import { errors } from './errors.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits, MAX_RANK, checkedElementCount } from './limits.js';
 
 export interface InputHeader {
   readonly name: string;
@@ -12,6 +13,8 @@ export interface InputHeader {
   readonly where: string;
   readonly info: DatatypeInfo;
   readonly shape: number[];
+  /** Elements the shape declares, already checked against the request's limits. */
+  readonly count: number;
 }
 
 /** `[2,3]`, as messages show shapes. */
@@ -34,6 +37,10 @@ const JSON_DIM: DimReader = {
 /** Validates a shape: an array of non-negative safe integers. */
 export function parseShape(value: unknown, where: string, dims: DimReader = JSON_DIM): number[] {
   if (!Array.isArray(value)) throw errors.invalidInput(`${where}: 'shape' must be an array of integers`);
+  // Before the dims are copied: a shape is itself client data and may be long.
+  if (value.length > MAX_RANK) {
+    throw errors.invalidInput(`${where}: shape has ${value.length} dimensions; at most ${MAX_RANK} are allowed`);
+  }
   return value.map((d: unknown) => {
     const n = dims.read(d);
     if (!Number.isSafeInteger(n) || n < 0) {
@@ -43,13 +50,20 @@ export function parseShape(value: unknown, where: string, dims: DimReader = JSON
   });
 }
 
-/** Decodes the inputs' headers of one request in order, refusing empty and repeated names. */
+/**
+ * Decodes the inputs' headers of one request in order, refusing empty and repeated names,
+ * and counts the elements they declare against the request's limit (overflow-safe), so a
+ * codec may size storage by `count` once it has checked it against the bytes received.
+ */
 export class InputHeaderDecoder {
   readonly #seen = new Set<string>();
   readonly #dims: DimReader | undefined;
+  readonly #limits: DecodeLimits;
+  #total = 0;
 
-  constructor(dims?: DimReader) {
+  constructor(dims?: DimReader, limits: DecodeLimits = DEFAULT_DECODE_LIMITS) {
     this.#dims = dims;
+    this.#limits = limits;
   }
 
   /** `index` is the input's position in the request, for inputs without a usable name. */
@@ -60,6 +74,13 @@ export class InputHeaderDecoder {
     this.#seen.add(name);
     const info = typeof datatype === 'string' ? datatypeInfo(datatype) : undefined;
     if (info === undefined) throw errors.invalidInput(`${where}: invalid datatype ${JSON.stringify(datatype)}`);
-    return { name, where, info, shape: parseShape(shape, where, this.#dims) };
+    const dims = parseShape(shape, where, this.#dims);
+    const max = this.#limits.maxTensorElements;
+    const count = checkedElementCount(dims, where, max);
+    this.#total += count;
+    if (this.#total > max) {
+      throw errors.limitExceeded(`${where}: the request's inputs declare more than ${max} elements together (limit --max_tensor_elements)`);
+    }
+    return { name, where, info, shape: dims, count };
   }
 }

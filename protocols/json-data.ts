@@ -3,8 +3,9 @@
  * storage (no intermediate flattened JS array), and encoding storage back to JSON text
  * without building per-element JS values for numeric types.
  */
-import { type Datatype, type DatatypeInfo, type TensorData, elementCount } from './datatypes.js';
+import type { Datatype, DatatypeInfo, TensorData } from './datatypes.js';
 import { errors } from './errors.js';
+import { DEFAULT_DECODE_LIMITS, MAX_RANK, checkedElementCount } from './limits.js';
 
 const INT_RANGES: Partial<Record<Datatype, readonly [number, number]>> = {
   UINT8: [0, 0xff],
@@ -94,31 +95,64 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
+/** Too deep for any tensor (limits.ts MAX_RANK): refused before it could exhaust the stack. */
+function tooDeep(name: string): Error {
+  return errors.invalidInput(`input '${name}': 'data' is nested more than ${MAX_RANK} levels deep`);
+}
+
+/** Leaves of nested JSON `data`, counted without allocating (time bounded by the parsed body). */
+function countLeaves(name: string, data: unknown): number {
+  let n = 0;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > MAX_RANK) throw tooDeep(name);
+    for (let i = 0; i < (v as unknown[]).length; i++) {
+      const el: unknown = (v as unknown[])[i];
+      if (Array.isArray(el)) walk(el, depth + 1);
+      else n++;
+    }
+  };
+  if (Array.isArray(data)) walk(data, 1);
+  else n = 1;
+  return n;
+}
+
 /**
  * Decodes JSON `data` (nested lists or flat, row-major) for a tensor of `shape`.
  * Errors name the input and say what was wrong: wrong element type, out-of-range value or
- * an element count that does not match the shape.
+ * an element count that does not match the shape. Storage is sized by the shape only
+ * once the data is known to hold that many elements (a flat list of that length, or
+ * counted leaves), so a small body declaring a huge shape allocates nothing; nesting is
+ * bounded by MAX_RANK, so no body can exhaust the stack.
  */
 export function decodeJsonData(
   name: string,
   info: DatatypeInfo,
   shape: readonly number[],
   data: unknown,
+  maxElements: number = DEFAULT_DECODE_LIMITS.maxTensorElements,
 ): TensorData {
   if (!info.json) {
     throw errors.invalidInput(
       `input '${name}': sending ${info.name} data via JSON is not supported. Please use the binary data format for input tensors.`,
     );
   }
-  const count = elementCount(shape);
+  const count = checkedElementCount(shape, `input '${name}'`, maxElements);
+  // A flat list as long as the shape says is the common case and needs no counting pass:
+  // its length is data actually received. Anything else is counted first.
+  const flat = Array.isArray(data) && data.length === count;
+  if (!flat) {
+    const leaves = countLeaves(name, data);
+    if (leaves !== count) throw countMismatch(name, shape, count, leaves);
+  }
   const out: TensorData = info.arrayType ? new info.arrayType(count) : new Array<Uint8Array>(count);
   const store = cachedStore(info);
   let idx = 0;
-  const walk = (v: unknown): void => {
+  const walk = (v: unknown, depth: number): void => {
     if (Array.isArray(v)) {
+      if (depth > MAX_RANK) throw tooDeep(name);
       for (let i = 0; i < v.length; i++) {
         const el: unknown = v[i];
-        if (Array.isArray(el)) walk(el);
+        if (Array.isArray(el)) walk(el, depth + 1);
         else {
           if (idx < count && !store(out, idx, el)) throw invalidElement(name, info, idx, el);
           idx++;
@@ -129,13 +163,15 @@ export function decodeJsonData(
     if (idx < count && !store(out, idx, v)) throw invalidElement(name, info, idx, v);
     idx++;
   };
-  walk(data);
-  if (idx !== count) {
-    throw errors.invalidInput(
-      `input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${idx}`,
-    );
-  }
+  walk(data, 1);
+  if (idx !== count) throw countMismatch(name, shape, count, idx);
   return out;
+}
+
+function countMismatch(name: string, shape: readonly number[], count: number, got: number): Error {
+  return errors.invalidInput(
+    `input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${got}`,
+  );
 }
 
 function utf8Text(el: Uint8Array, tensorName: string): string {

@@ -88,11 +88,13 @@ describe('decodeRawTensor', () => {
   });
 
   it.each<[string, number[], Uint8Array, RegExp]>([
-    ['a truncated length prefix', [2], Buffer.from([1, 0, 0, 0, 0x61, 1, 0]), /input 's': BYTES data ends after 1 of 2 elements \(truncated length prefix\)/],
+    ['a truncated length prefix', [2], Buffer.from([2, 0, 0, 0, 0x61, 0x62, 1, 0]), /input 's': BYTES data ends after 1 of 2 elements \(truncated length prefix\)/],
     ['an element past the end', [1], Buffer.from([9, 0, 0, 0, 0x61]), /input 's': BYTES element 0 declares 9 bytes but only 1 remain/],
     ['a huge declared length', [1], Buffer.from([0xff, 0xff, 0xff, 0xff]), /BYTES element 0 declares 4294967295 bytes but only 0 remain/],
     ['trailing bytes', [1], Buffer.from([1, 0, 0, 0, 0x61, 0x62]), /input 's': 1 unexpected trailing bytes after 1 BYTES elements/],
-    ['no data for the elements', [1], new Uint8Array(0), /BYTES data ends after 0 of 1 elements/],
+    ['no data for the elements', [1], new Uint8Array(0), /input 's': shape declares 1 BYTES elements but 0 bytes hold at most 0/],
+    // Refused before the element list is sized: 2^40 entries would be a RangeError.
+    ['a huge declared count', [2 ** 20, 2 ** 20], Buffer.from([0, 0, 0, 0]), /shape declares 1099511627776 BYTES elements but 4 bytes hold at most 1/],
   ])('BYTES: rejects %s', (_what, shape, bytes, message) => {
     invalid(() => decodeRawTensor('s', info('BYTES'), shape, bytes), message);
   });

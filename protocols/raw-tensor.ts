@@ -34,6 +34,13 @@ export function decodeRawTensor(
 }
 
 function decodeRawBytes(name: string, count: number, bytes: Uint8Array): Uint8Array[] {
+  // Each element takes at least its 4-byte length prefix: a count the bytes cannot hold is
+  // refused before it sizes the element list.
+  if (count > bytes.byteLength / 4) {
+    throw errors.invalidInput(
+      `input '${name}': shape declares ${count} BYTES elements but ${bytes.byteLength} bytes hold at most ${Math.floor(bytes.byteLength / 4)}`,
+    );
+  }
   const out: Uint8Array[] = new Array<Uint8Array>(count);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let off = 0;

@@ -4,9 +4,9 @@
  * shape × datatype (BYTES: well-formed length prefixes), typed counts match the shape.
  * Raw tensors become views on the received message where alignment allows (raw-tensor.ts).
  */
-import { elementCount } from '../datatypes.js';
 import { errors } from '../errors.js';
 import { type DimReader, InputHeaderDecoder } from '../input-header.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits, checkListLength } from '../limits.js';
 import { decodeRawTensor } from '../raw-tensor.js';
 import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
 import { decodeContents, hasTypedContents } from './contents.js';
@@ -28,8 +28,13 @@ const INT64_DIM: DimReader = {
   show: (d) => String(d),
 };
 
-export function decodeGrpcInferRequest(msg: ModelInferRequestMessage): DecodedGrpcInferRequest {
+export function decodeGrpcInferRequest(
+  msg: ModelInferRequestMessage,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): DecodedGrpcInferRequest {
   const inputs = msg.inputs ?? [];
+  checkListLength(inputs.length, 'inputs', limits.maxInputs);
+  checkListLength(msg.outputs?.length ?? 0, 'outputs', limits.maxOutputs);
   const raw = msg.raw_input_contents ?? [];
   const rawInputs = raw.length > 0;
   if (rawInputs && raw.length !== inputs.length) {
@@ -37,9 +42,9 @@ export function decodeGrpcInferRequest(msg: ModelInferRequestMessage): DecodedGr
       `raw_input_contents has ${raw.length} entries but the request has ${inputs.length} inputs; send one entry per input, in the order of 'inputs'`,
     );
   }
-  const headers = new InputHeaderDecoder(INT64_DIM);
+  const headers = new InputHeaderDecoder(INT64_DIM, limits);
   const tensors = inputs.map((inp, i): Tensor => {
-    const { name, where, info, shape } = headers.decode(i, inp.name ?? '', inp.datatype ?? '', inp.shape ?? []);
+    const { name, where, info, shape, count } = headers.decode(i, inp.name ?? '', inp.datatype ?? '', inp.shape ?? []);
     const parameters = decodeGrpcParameters(inp.parameters, where);
     let data;
     if (rawInputs) {
@@ -50,7 +55,7 @@ export function decodeGrpcInferRequest(msg: ModelInferRequestMessage): DecodedGr
       }
       data = decodeRawTensor(name, info, shape, raw[i] as Uint8Array);
     } else {
-      data = decodeContents(name, info, shape, elementCount(shape), inp.contents);
+      data = decodeContents(name, info, shape, count, inp.contents);
     }
     return { name, datatype: info.name, shape, data, parameters };
   });

@@ -10,17 +10,18 @@ import { datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
 import { floatsFromHalf, halfFromFloats } from '../half-float.js';
 import { decodeJsonData, encodeJsonNested } from '../json-data.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../limits.js';
 import type { InferRequest, InferResponse, Tensor, TensorSpec } from '../tensor.js';
 import { isObject, nestedShape } from '../json-values.js';
 
 const isHalf = (d: string): d is 'FP16' | 'BF16' => d === 'FP16' || d === 'BF16';
 
-function tensorFrom(spec: TensorSpec, shape: number[], data: unknown): Tensor {
+function tensorFrom(spec: TensorSpec, shape: number[], data: unknown, limits: DecodeLimits): Tensor {
   // V1 has no binary form, so half-precision inputs travel as JSON numbers.
   const half = isHalf(spec.datatype) ? spec.datatype : undefined;
   const info = datatypeInfo(half === undefined ? spec.datatype : 'FP32');
   if (info === undefined) throw errors.internal(`model input '${spec.name}' has no datatype`);
-  const decoded = decodeJsonData(spec.name, info, shape, data);
+  const decoded = decodeJsonData(spec.name, info, shape, data, limits.maxTensorElements);
   return {
     name: spec.name,
     datatype: spec.datatype,
@@ -29,12 +30,12 @@ function tensorFrom(spec: TensorSpec, shape: number[], data: unknown): Tensor {
   };
 }
 
-function stacked(spec: TensorSpec, rows: readonly unknown[]): Tensor {
+function stacked(spec: TensorSpec, rows: readonly unknown[], limits: DecodeLimits): Tensor {
   if (rows.length === 0) throw errors.invalidInput(`no instances for input '${spec.name}'`);
-  return tensorFrom(spec, [rows.length, ...nestedShape(rows[0])], rows);
+  return tensorFrom(spec, [rows.length, ...nestedShape(rows[0])], rows, limits);
 }
 
-export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): InferRequest {
+export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[], limits: DecodeLimits = DEFAULT_DECODE_LIMITS): InferRequest {
   if (!isObject(doc)) throw errors.invalidInput('Unrecognized request format: the request must be a JSON object');
   const key = 'instances' in doc ? 'instances' : 'inputs' in doc ? 'inputs' : undefined;
   if (key === undefined) throw errors.invalidInput('Expected "instances" or "inputs" in the request body');
@@ -44,7 +45,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): In
     const tensors = Object.entries(body).map(([name, value]) => {
       const spec = inputs.find((s) => s.name === name);
       if (spec === undefined) throw errors.invalidInput(`Unexpected input '${name}'; expected inputs: ${inputs.map((s) => s.name).join(', ')}`);
-      return tensorFrom(spec, nestedShape(value), value);
+      return tensorFrom(spec, nestedShape(value), value, limits);
     });
     return { inputs: tensors };
   }
@@ -60,6 +61,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): In
             if (v === undefined) throw errors.invalidInput(`instance ${i} has no value for input '${spec.name}'`);
             return v;
           }),
+          limits,
         ),
       ),
     };
@@ -69,7 +71,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[]): In
       `model has ${inputs.length} inputs (${inputs.map((s) => s.name).join(', ')}); send each instance as an object keyed by input name`,
     );
   }
-  return { inputs: [stacked(inputs[0] as TensorSpec, body)] };
+  return { inputs: [stacked(inputs[0] as TensorSpec, body, limits)] };
 }
 
 export function encodeV1Response(response: InferResponse): string {

@@ -3,6 +3,7 @@
  * KServe's convention (codec.ts) serves every model by default; TF Serving's (tf-serving.ts)
  * serves TensorFlow models, as TF Serving does for the anchor. The registry is in dialects.ts.
  */
+import type { DecodeLimits } from '../limits.js';
 import type { InferRequest, InferResponse, ModelView } from '../tensor.js';
 
 export type { SignatureDef, SignatureTensor } from '../tensor.js';
@@ -18,7 +19,8 @@ export interface V1Decoded {
 
 export interface V1Dialect {
   readonly name: string;
-  decode(doc: unknown, model: V1Model): V1Decoded;
+  /** `limits` bounds what the body may make the decoder allocate (defaults: limits.ts). */
+  decode(doc: unknown, model: V1Model, limits?: DecodeLimits): V1Decoded;
   /** The response body (JSON text). */
   encode(response: InferResponse, decoded: V1Decoded): string;
   /** `GET /v1/models/{name}/metadata`, where the dialect has it. */

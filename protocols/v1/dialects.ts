@@ -5,7 +5,7 @@ import { tfServingDialect } from './tf-serving.js';
 
 export const kserveDialect: V1Dialect = {
   name: 'kserve',
-  decode: (doc, model) => ({ request: decodeV1Request(doc, model.inputs) }),
+  decode: (doc, model, limits) => ({ request: decodeV1Request(doc, model.inputs, limits) }),
   encode: (response) => encodeV1Response(response),
 };
 

@@ -15,6 +15,7 @@
 import { type Datatype, type TensorData, datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
 import { decodeJsonData, encodeJsonNested } from '../json-data.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits, MAX_RANK, checkedElementCount } from '../limits.js';
 import { SIGNATURE_PARAMETER, selectSignature } from '../signature.js';
 import type { InferResponse, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../tensor.js';
 import type { V1Decoded, V1Dialect, V1Model } from './dialect.js';
@@ -29,32 +30,35 @@ function isB64(v: unknown): v is { b64: string } {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextEncoder();
 
-function bytesData(name: string, shape: readonly number[], value: unknown): Uint8Array[] {
+function bytesData(name: string, shape: readonly number[], value: unknown, maxElements: number): Uint8Array[] {
+  const count = checkedElementCount(shape, `input '${name}'`, maxElements);
   const out: Uint8Array[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) for (const e of v) walk(e);
-    else if (typeof v === 'string') out.push(utf8.encode(v));
+  const walk = (v: unknown, depth: number): void => {
+    if (Array.isArray(v)) {
+      if (depth > MAX_RANK) throw errors.invalidInput(`input '${name}': value is nested more than ${MAX_RANK} levels deep`);
+      for (const e of v) walk(e, depth + 1);
+    } else if (typeof v === 'string') out.push(utf8.encode(v));
     else if (isB64(v)) {
       const text = v.b64.replace(/\s+/g, '');
       if (!BASE64.test(text) || text.length % 4 === 1) throw errors.invalidInput(`input '${name}': "b64" value is not valid base64`);
       out.push(new Uint8Array(Buffer.from(text, 'base64')));
     } else throw errors.invalidInput(`input '${name}': expected a string or {"b64": ...} for a DT_STRING tensor, got ${JSON.stringify(v)}`);
   };
-  walk(value);
-  const count = shape.reduce((a, b) => a * b, 1);
+  walk(value, 1);
   if (out.length !== count) throw errors.invalidInput(`input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${out.length}`);
   return out;
 }
 
-function tensorFrom(spec: TensorSpec, shape: number[], value: unknown): Tensor {
-  if (spec.datatype === 'BYTES') return { name: spec.name, datatype: 'BYTES', shape, data: bytesData(spec.name, shape, value) };
+function tensorFrom(spec: TensorSpec, shape: number[], value: unknown, limits: DecodeLimits): Tensor {
+  const max = limits.maxTensorElements;
+  if (spec.datatype === 'BYTES') return { name: spec.name, datatype: 'BYTES', shape, data: bytesData(spec.name, shape, value, max) };
   const info = datatypeInfo(spec.datatype);
   if (info === undefined) throw errors.internal(`input '${spec.name}' has no datatype`);
-  return { name: spec.name, datatype: spec.datatype, shape, data: decodeJsonData(spec.name, info, shape, value) };
+  return { name: spec.name, datatype: spec.datatype, shape, data: decodeJsonData(spec.name, info, shape, value, max) };
 }
 
-function stacked(spec: TensorSpec, rows: readonly unknown[]): Tensor {
-  return tensorFrom(spec, [rows.length, ...nestedShape(rows[0])], rows);
+function stacked(spec: TensorSpec, rows: readonly unknown[], limits: DecodeLimits): Tensor {
+  return tensorFrom(spec, [rows.length, ...nestedShape(rows[0])], rows, limits);
 }
 
 function unknownInput(name: string, sig: SignatureDef): never {
@@ -71,7 +75,7 @@ function signatureFor(doc: Record<string, unknown>, model: V1Model): { sig: Sign
   return { sig, named: !(wanted === undefined || wanted === null || wanted === '') };
 }
 
-function decodeRow(instances: unknown, sig: SignatureDef): Tensor[] {
+function decodeRow(instances: unknown, sig: SignatureDef, limits: DecodeLimits): Tensor[] {
   if (!Array.isArray(instances)) throw errors.invalidInput('"instances" must be a list');
   if (instances.length === 0) throw errors.invalidInput('"instances" is empty');
   const keyed = instances.every((i) => isObject(i) && !isB64(i));
@@ -81,7 +85,7 @@ function decodeRow(instances: unknown, sig: SignatureDef): Tensor[] {
         `signature '${sig.name}' has ${sig.inputs.length} inputs (${sig.inputs.map((s) => s.name).join(', ')}); send each instance as an object keyed by input name`,
       );
     }
-    return [stacked(sig.inputs[0] as TensorSpec, instances)];
+    return [stacked(sig.inputs[0] as TensorSpec, instances, limits)];
   }
   const rows = instances as Array<Record<string, unknown>>;
   for (const row of rows) for (const k of Object.keys(row)) if (!sig.inputs.some((s) => s.name === k)) unknownInput(k, sig);
@@ -93,20 +97,21 @@ function decodeRow(instances: unknown, sig: SignatureDef): Tensor[] {
         if (v === undefined) throw errors.invalidInput(`instance ${i} has no value for input '${spec.name}'`);
         return v;
       }),
+      limits,
     ),
   );
 }
 
-function decodeColumnar(inputs: unknown, sig: SignatureDef): Tensor[] {
+function decodeColumnar(inputs: unknown, sig: SignatureDef, limits: DecodeLimits): Tensor[] {
   if (!isObject(inputs) || isB64(inputs)) {
     if (sig.inputs.length !== 1) {
       throw errors.invalidInput(`signature '${sig.name}' has ${sig.inputs.length} inputs; "inputs" must be an object keyed by input name`);
     }
-    return [tensorFrom(sig.inputs[0] as TensorSpec, nestedShape(inputs), inputs)];
+    return [tensorFrom(sig.inputs[0] as TensorSpec, nestedShape(inputs), inputs, limits)];
   }
   return Object.entries(inputs).map(([name, value]) => {
     const spec = sig.inputs.find((s) => s.name === name) ?? unknownInput(name, sig);
-    return tensorFrom(spec, nestedShape(value), value);
+    return tensorFrom(spec, nestedShape(value), value, limits);
   });
 }
 
@@ -207,7 +212,7 @@ function signatureDefJson(sig: SignatureDef): object {
 export const tfServingDialect: V1Dialect = {
   name: 'tf-serving',
 
-  decode(doc: unknown, model: V1Model): V1Decoded {
+  decode(doc: unknown, model: V1Model, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): V1Decoded {
     if (!isObject(doc)) throw errors.invalidInput('JSON Value: the request body must be a JSON object');
     const { sig, named } = signatureFor(doc, model);
     const hasInstances = 'instances' in doc;
@@ -215,7 +220,7 @@ export const tfServingDialect: V1Dialect = {
     if (hasInstances && hasInputs) throw errors.invalidInput('Only one of "instances" or "inputs" may be specified');
     if (!hasInstances && !hasInputs) throw errors.invalidInput('Missing "instances" or "inputs" key');
     const format: Format = hasInstances ? 'row' : 'columnar';
-    const inputs = format === 'row' ? decodeRow(doc['instances'], sig) : decodeColumnar(doc['inputs'], sig);
+    const inputs = format === 'row' ? decodeRow(doc['instances'], sig, limits) : decodeColumnar(doc['inputs'], sig, limits);
     return { request: { inputs, ...(named ? { parameters: { [SIGNATURE_PARAMETER]: sig.name } } : {}) }, format };
   },
 

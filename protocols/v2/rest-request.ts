@@ -5,6 +5,7 @@
 import { errors } from '../errors.js';
 import { InputHeaderDecoder } from '../input-header.js';
 import { decodeJsonData } from '../json-data.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits, checkListLength } from '../limits.js';
 import { parseParameters } from '../parameters.js';
 import { decodeRawTensor } from '../raw-tensor.js';
 import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
@@ -40,9 +41,10 @@ export function parseHeaderLength(header: string | string[] | undefined, bodyLen
   return n;
 }
 
-function decodeOutputs(value: unknown): RequestedOutput[] | undefined {
+function decodeOutputs(value: unknown, limits: DecodeLimits): RequestedOutput[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw errors.invalidInput(`'outputs' must be an array`);
+  checkListLength(value.length, 'outputs', limits.maxOutputs);
   return value.map((o, i) => {
     if (!isObject(o) || typeof o['name'] !== 'string') {
       throw errors.invalidInput(`outputs[${i}]: 'name' must be a string`);
@@ -56,20 +58,25 @@ function decodeOutputs(value: unknown): RequestedOutput[] | undefined {
  * Inference-Header-Content-Length (undefined for a pure JSON body). Binary input views
  * point into `body`, which the caller must keep alive for the request's lifetime.
  */
-export function decodeRestInferRequest(body: Uint8Array, headerLength: number | undefined): InferRequest {
+export function decodeRestInferRequest(
+  body: Uint8Array,
+  headerLength: number | undefined,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): InferRequest {
   const jsonEnd = headerLength ?? body.byteLength;
   const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
   const doc = parseJson(text);
   if (!isObject(doc)) throw errors.invalidInput('Unrecognized request format: the request must be a JSON object');
   const rawInputs = doc['inputs'];
   if (!Array.isArray(rawInputs)) throw errors.invalidInput(`Expected "inputs" to be a list`);
+  checkListLength(rawInputs.length, 'inputs', limits.maxInputs);
 
   const binary = body.subarray(jsonEnd);
   let cursor = 0;
-  const headers = new InputHeaderDecoder();
+  const headers = new InputHeaderDecoder(undefined, limits);
   const inputs: Tensor[] = rawInputs.map((inp: unknown, i: number): Tensor => {
     const obj = isObject(inp) ? inp : {};
-    const { name, where, info, shape } = headers.decode(i, obj['name'], obj['datatype'], obj['shape']);
+    const { name, where, info, shape, count } = headers.decode(i, obj['name'], obj['datatype'], obj['shape']);
     const parameters = parseParameters(obj['parameters'], where);
     const binarySize = parameters?.['binary_data_size'];
     if (binarySize !== undefined) {
@@ -99,7 +106,7 @@ export function decodeRestInferRequest(body: Uint8Array, headerLength: number | 
       };
     }
     if (obj['data'] === undefined) throw errors.invalidInput(`'data' field is missing for input '${name}'`);
-    return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, obj['data']), parameters };
+    return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, obj['data'], count), parameters };
   });
   if (cursor !== binary.byteLength) {
     throw errors.invalidInput(
@@ -112,6 +119,6 @@ export function decodeRestInferRequest(body: Uint8Array, headerLength: number | 
     id: typeof id === 'string' ? id : undefined,
     parameters: parseParameters(doc['parameters'], 'request'),
     inputs,
-    outputs: decodeOutputs(doc['outputs']),
+    outputs: decodeOutputs(doc['outputs'], limits),
   };
 }
