@@ -212,7 +212,10 @@ export class ModelRepository {
       this.#entries.set(name, e);
     }
     const entry = e;
-    const run = entry.op.then(() => this.#doLoad(entry));
+    // An unload queued before this load deletes the entry when it finishes: loading into
+    // the detached entry would answer 200 for a model nobody can reach and leak its
+    // sessions and workers for good. Start over on the entry the map holds by then.
+    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry) : this.load(name)));
     entry.op = run.catch(() => undefined);
     return run;
   }
