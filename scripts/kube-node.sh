@@ -1,0 +1,642 @@
+#!/usr/bin/env bash
+# A one-node Kubernetes on this machine for the end-to-end suites (test/cluster/node/) and
+# for trying the charts by hand: etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, a containerd CRI instance of its own, a CNI bridge, kubelet and kube-proxy
+# (iptables mode), with the kserve-ts images imported into that containerd.
+#
+#   scripts/kube-node.sh up       # idempotent; prints the kubeconfig path (last stdout line)
+#   scripts/kube-node.sh status   # each component's state and the node's Ready condition
+#   scripts/kube-node.sh down     # stops everything and removes every trace (see below)
+#   scripts/kube-node.sh env      # prints `export KUBECONFIG=...`
+#
+# Layout (the settings measured in docs/kubernetes.md "A node on this machine"):
+#   node IP      10.77.0.1 on `knode0`, a bridge without ports (a loopback node IP is
+#                refused by kubelet; the kernel here has no dummy driver)
+#   Services     10.96.0.0/24, routed into knode0 so an untranslated Service address is
+#                dropped on this machine and never leaves it; `kubernetes` = 10.96.0.1
+#   pods         10.88.0.0/24 on the CNI bridge `cni-node0` (hairpin on: a pod can reach
+#                itself through its Service)
+#   apiserver    https://10.77.0.1:6443, advertised there, so pods (the controller) reach it
+#                through the `kubernetes` Service and its certificate holds IP:10.96.0.1
+#   etcd         127.0.0.1:12379 (ports below the ephemeral range the test harnesses use)
+# State: $KNODE_STATE (default /run/kserve-ts-node): certificates, configs, logs, kubelet's
+# root, containerd's state. containerd's content store lives under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/kube-node so an image imported once is not
+# imported again (each image's docker ID is stamped); nothing runs from it after `down`.
+#
+# Images: the pause image (a static C program built with gcc) and $KNODE_IMAGES (default:
+# the four kserve-ts images at package.json's version, built by scripts/build-images.sh)
+# are `docker save`d from the private engine (scripts/docker-engine.sh, started if needed)
+# and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
+#
+# `down` leaves nothing: pods are deleted while kubelet still runs (CNI releases veths and
+# addresses), then every process is stopped by its pid file (containerd shims by their
+# socket path), mounts under the state folders are unmounted, the two bridges (and so the
+# Service route) deleted, kube-proxy's and kubelet's iptables/nftables rules removed,
+# kubelet's cgroups (kubepods) removed and the kernel settings kubelet changes restored.
+# It then checks and reports anything left, with a non-zero exit.
+#
+# Needs: root, the binaries of scripts/kube-test-binaries.sh (built on first use), Debian's
+# containerd, runc, containernetworking-plugins, iptables, gcc (installed if missing).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+S="${KNODE_STATE:-/run/kserve-ts-node}"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/kube-node"
+CTR_ROOT="$CACHE/containerd"
+NODE_IP=10.77.0.1
+NODE_BRIDGE=knode0
+POD_BRIDGE=cni-node0
+POD_CIDR=10.88.0.0/24
+SERVICE_CIDR=10.96.0.0/24
+API_SERVICE_IP=10.96.0.1
+API_PORT=6443
+ETCD_PORT=12379
+NODE_NAME=knode
+CNI_NET=kserve-ts-node
+PAUSE_IMAGE=local/pause:1
+SOCK="$S/containerd/containerd.sock"
+DOCKER="${DOCKER:-/usr/bin/docker}"
+VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json" 2>/dev/null || echo 0.1.0)"
+KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION}"
+# Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
+KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
+# Start order; `down` stops in reverse.
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy)
+# Controllers a one-node cluster needs for workloads, GC, service accounts, HPA and PDBs.
+CONTROLLERS=deployment-controller,replicaset-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,endpoints-controller,endpointslice-controller,endpointslice-mirroring-controller,clusterrole-aggregation-controller,horizontal-pod-autoscaler-controller,disruption-controller,pod-garbage-collector-controller,node-lifecycle-controller,job-controller,ttl-after-finished-controller
+
+log() { echo "[kube-node] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+pid_of() { [[ -f "$S/pids/$1" ]] && cat "$S/pids/$1"; }
+alive() { local p; p="$(pid_of "$1")" && [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; }
+kubectl() { "$BIN/kubectl" --kubeconfig "$S/kubeconfig" "$@"; }
+ctr_() { ctr --address "$SOCK" -n k8s.io "$@"; }
+
+# wait_until SECONDS DESCRIPTION COMPONENT CMD...: polls CMD every 0.25 s; fails with the
+# component's log tail when it exits or the time runs out.
+wait_until() {
+  local secs=$1 what=$2 comp=$3
+  shift 3
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    if [[ -n "$comp" ]] && ! alive "$comp"; then
+      log "$comp exited while waiting for $what; its log:"
+      tail -n 30 "$S/logs/$comp.log" >&2 || true
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${secs}s waiting for $what"
+      if [[ -n "$comp" ]]; then
+        log "$comp's log:"
+        tail -n 30 "$S/logs/$comp.log" >&2 || true
+      fi
+      return 1
+    fi
+    sleep 0.25
+  done
+}
+
+# start NAME CMD...: a session of its own (no signal from the caller's terminal), output
+# to logs/NAME.log, pid to pids/NAME.
+start() {
+  local name=$1
+  shift
+  log "starting $name"
+  setsid "$@" >"$S/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$S/pids/$name"
+}
+
+ensure_packages() {
+  local missing=()
+  command -v containerd >/dev/null || missing+=(containerd)
+  command -v runc >/dev/null || missing+=(runc)
+  [[ -x /usr/lib/cni/bridge && -x /usr/lib/cni/host-local && -x /usr/lib/cni/loopback ]] || missing+=(containernetworking-plugins)
+  command -v iptables >/dev/null || missing+=(iptables)
+  command -v nft >/dev/null || missing+=(nftables)
+  command -v conntrack >/dev/null || missing+=(conntrack)
+  command -v gcc >/dev/null || missing+=(gcc libc6-dev)
+  command -v openssl >/dev/null || missing+=(openssl)
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  log "installing ${missing[*]} (Debian)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# ---------------------------------------------------------------- certificates
+
+# cert NAME CN O SANS: a key and a certificate signed by the node's CA ("" = no SAN / no O).
+cert() {
+  local name=$1 cn=$2 o=$3 sans=$4 d="$S/certs"
+  local subj="/CN=$cn"
+  [[ -n "$o" ]] && subj="/O=$o/CN=$cn"
+  openssl req -newkey rsa:2048 -nodes -keyout "$d/$name.key" -out "$d/$name.csr" -subj "$subj" 2>/dev/null
+  {
+    echo "basicConstraints=CA:FALSE"
+    echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    if [[ -n "$sans" ]]; then
+      echo "extendedKeyUsage=serverAuth,clientAuth"
+      echo "subjectAltName=$sans"
+    else
+      echo "extendedKeyUsage=clientAuth"
+    fi
+  } >"$d/$name.ext"
+  openssl x509 -req -in "$d/$name.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+    -days 30 -extfile "$d/$name.ext" -out "$d/$name.crt" 2>/dev/null
+  rm -f "$d/$name.csr" "$d/$name.ext"
+}
+
+make_certs() {
+  local d="$S/certs"
+  mkdir -p "$d"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$d/ca.crt" -days 30 \
+    -subj "/CN=kserve-ts-node-ca" 2>/dev/null
+  # Pods reach the apiserver as 10.96.0.1 (the `kubernetes` Service) or by its DNS names;
+  # the host as 10.77.0.1.
+  cert apiserver kube-apiserver "" \
+    "IP:$API_SERVICE_IP,IP:$NODE_IP,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost"
+  # The apiserver's client certificate towards kubelet (logs, exec, port-forward).
+  cert apiserver-kubelet-client kube-apiserver-kubelet-client system:masters ""
+  # kubelet's serving certificate: the apiserver dials it at the node IP.
+  cert kubelet-serving "$NODE_NAME" "" "IP:$NODE_IP,DNS:$NODE_NAME"
+  cert admin admin system:masters ""
+  cert kube-controller-manager system:kube-controller-manager "" ""
+  cert kube-scheduler system:kube-scheduler "" ""
+  cert kubelet "system:node:$NODE_NAME" system:nodes ""
+  cert kube-proxy system:kube-proxy "" ""
+  openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+# kubeconfig USER: a kubeconfig for that user's client certificate.
+kubeconfig_for() {
+  local user=$1 d="$S/certs"
+  cat <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+  - name: kserve-ts-node
+    cluster:
+      server: https://$NODE_IP:$API_PORT
+      certificate-authority-data: $(base64 -w0 "$d/ca.crt")
+users:
+  - name: $user
+    user:
+      client-certificate-data: $(base64 -w0 "$d/$user.crt")
+      client-key-data: $(base64 -w0 "$d/$user.key")
+contexts:
+  - name: kserve-ts-node
+    context: { cluster: kserve-ts-node, user: $user, namespace: default }
+current-context: kserve-ts-node
+EOF
+}
+
+# ---------------------------------------------------------------- network
+
+setup_network() {
+  # A port-less bridge holds the node IP; the Service range is routed into it.
+  ip link show "$NODE_BRIDGE" >/dev/null 2>&1 || ip link add "$NODE_BRIDGE" type bridge
+  ip addr replace "$NODE_IP/32" dev "$NODE_BRIDGE"
+  ip link set "$NODE_BRIDGE" up
+  ip route replace "$SERVICE_CIDR" dev "$NODE_BRIDGE"
+  mkdir -p "$S/cni/net.d" "$S/cni/ipam"
+  cat >"$S/cni/net.d/10-$CNI_NET.conflist" <<EOF
+{
+  "cniVersion": "0.4.0",
+  "name": "$CNI_NET",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$POD_BRIDGE",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{ "subnet": "$POD_CIDR", "gateway": "10.88.0.1" }]],
+        "routes": [{ "dst": "0.0.0.0/0" }],
+        "dataDir": "$S/cni/ipam"
+      }
+    }
+  ]
+}
+EOF
+}
+
+# ---------------------------------------------------------------- containerd and images
+
+write_containerd_config() {
+  mkdir -p "$S/containerd" "$CTR_ROOT"
+  cat >"$S/containerd/config.toml" <<EOF
+version = 2
+root = "$CTR_ROOT"
+state = "$S/containerd/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]
+
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$S/containerd/opt"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/$PAUSE_IMAGE"
+  # runc cannot lower oom_score_adj here (no CAP_SYS_RESOURCE): without this it fails with
+  # "can't get final child's PID from pipe: EOF".
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  enable_selinux = false
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  # Pod network namespaces under the state folder, not /run/netns.
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$S/containerd/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$S/cni/net.d"
+    max_conf_num = 1
+EOF
+}
+
+docker_env() {
+  [[ -n "${DOCKER_HOST:-}" ]] && "$DOCKER" version >/dev/null 2>&1 && return 0
+  eval "$(bash "$ROOT/scripts/docker-engine.sh" start)"
+}
+
+ensure_pause_image() {
+  "$DOCKER" image inspect "$PAUSE_IMAGE" >/dev/null 2>&1 && return 0
+  local d
+  d="$(mktemp -d)"
+  cat >"$d/pause.c" <<'EOF'
+/* The pod sandbox's process: holds the namespaces, exits on SIGTERM/SIGINT. */
+#include <signal.h>
+#include <unistd.h>
+static void done(int sig) { (void)sig; _exit(0); }
+int main(void) {
+  signal(SIGTERM, done);
+  signal(SIGINT, done);
+  for (;;) pause();
+}
+EOF
+  gcc -static -Os -o "$d/pause" "$d/pause.c"
+  strip "$d/pause"
+  tar -C "$d" -cf "$d/pause.tar" pause
+  "$DOCKER" import -c 'ENTRYPOINT ["/pause"]' "$d/pause.tar" "$PAUSE_IMAGE" >/dev/null
+  rm -rf "$d"
+}
+
+# Imports an image unless containerd has it at the same docker image ID (stamped).
+import_image() {
+  local img=$1 id stamp ref
+  id="$("$DOCKER" image inspect -f '{{.Id}}' "$img" 2>/dev/null)" ||
+    die "image $img is missing from the docker engine: run scripts/build-images.sh first"
+  stamp="$CACHE/imported/${img//[:\/]/_}"
+  ref="docker.io/$img"
+  [[ "$img" == */* ]] || ref="docker.io/library/$img"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$id" ]] && ctr_ images ls -q | grep -qxF "$ref"; then
+    return 0
+  fi
+  log "importing $img into the node's containerd"
+  "$DOCKER" save "$img" | ctr_ images import - >/dev/null
+  mkdir -p "$CACHE/imported"
+  echo "$id" >"$stamp"
+}
+
+# ---------------------------------------------------------------- up
+
+up() {
+  [[ $EUID -eq 0 ]] || die "must run as root (bridges, routes, iptables, mounts)"
+  if [[ -d "$S" ]]; then
+    if all_running; then
+      log "already up"
+      echo "$S/kubeconfig"
+      return 0
+    fi
+    log "a previous node is partly up: taking it down first"
+    down
+  fi
+  local t0=$SECONDS
+  ensure_packages
+  BIN="$(bash "$ROOT/scripts/kube-test-binaries.sh")"
+  for port in $ETCD_PORT $((ETCD_PORT + 1)); do
+    if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: etcd needs it"; fi
+  done
+  mkdir -p "$S/pids" "$S/logs" "$S/kubelet" "$S/pod-logs"
+  echo "$BIN" >"$S/bin"
+  for k in "${KUBELET_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; done >"$S/sysctls"
+  make_certs
+  for u in admin kube-controller-manager kube-scheduler kubelet kube-proxy; do
+    kubeconfig_for "$u" >"$S/$u.kubeconfig"
+  done
+  cp "$S/admin.kubeconfig" "$S/kubeconfig"
+  setup_network
+
+  start etcd "$BIN/etcd" --name=knode --data-dir="$S/etcd" \
+    --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" \
+    --initial-cluster="knode=http://127.0.0.1:$((ETCD_PORT + 1))" --unsafe-no-fsync --log-level=warn
+  # containerd and the images do not depend on the control plane: in parallel with it.
+  write_containerd_config
+  start containerd containerd --config "$S/containerd/config.toml"
+  wait_until 30 "etcd" etcd curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+
+  start kube-apiserver "$BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address="$NODE_IP" --advertise-address="$NODE_IP" --secure-port="$API_PORT" \
+    --tls-cert-file="$S/certs/apiserver.crt" --tls-private-key-file="$S/certs/apiserver.key" \
+    --client-ca-file="$S/certs/ca.crt" \
+    --service-cluster-ip-range="$SERVICE_CIDR" \
+    --service-account-key-file="$S/certs/sa.pub" --service-account-signing-key-file="$S/certs/sa.key" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --authorization-mode=Node,RBAC --allow-privileged=true \
+    --kubelet-client-certificate="$S/certs/apiserver-kubelet-client.crt" \
+    --kubelet-client-key="$S/certs/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority="$S/certs/ca.crt" \
+    --kubelet-preferred-address-types=InternalIP \
+    --requestheader-client-ca-file="$S/certs/ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --profiling=false
+  wait_until 30 "containerd" containerd ctr_ version
+  docker_env
+  ensure_pause_image
+  for img in "$PAUSE_IMAGE" $KNODE_IMAGES; do import_image "$img"; done
+  wait_until 60 "kube-apiserver /readyz" kube-apiserver kubectl get --raw /readyz
+
+  start kube-controller-manager "$BIN/kube-controller-manager" \
+    --kubeconfig="$S/kube-controller-manager.kubeconfig" \
+    --authentication-kubeconfig="$S/kube-controller-manager.kubeconfig" \
+    --authorization-kubeconfig="$S/kube-controller-manager.kubeconfig" \
+    --controllers="$CONTROLLERS" --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
+    --service-account-private-key-file="$S/certs/sa.key" --root-ca-file="$S/certs/ca.crt" \
+    --use-service-account-credentials=true --cluster-cidr="$POD_CIDR" \
+    --horizontal-pod-autoscaler-sync-period=5s --profiling=false
+  start kube-scheduler "$BIN/kube-scheduler" \
+    --kubeconfig="$S/kube-scheduler.kubeconfig" \
+    --authentication-kubeconfig="$S/kube-scheduler.kubeconfig" \
+    --authorization-kubeconfig="$S/kube-scheduler.kubeconfig" \
+    --leader-elect=false --secure-port=0 --profiling=false
+
+  cat >"$S/kubelet-config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+# containerd 1.6 lacks the RuntimeConfig call: the driver must be explicit.
+cgroupDriver: cgroupfs
+failSwapOn: false
+enforceNodeAllocatable: []
+address: $NODE_IP
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+containerRuntimeEndpoint: unix://$SOCK
+tlsCertFile: $S/certs/kubelet-serving.crt
+tlsPrivateKeyFile: $S/certs/kubelet-serving.key
+authentication:
+  anonymous: { enabled: true }
+  webhook: { enabled: false }
+  x509: { clientCAFile: $S/certs/ca.crt }
+authorization: { mode: AlwaysAllow }
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 1%
+  nodefs.inodesFree: 1%
+  imagefs.available: 1%
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+clusterDomain: cluster.local
+podLogsDir: $S/pod-logs
+resolvConf: /etc/resolv.conf
+syncFrequency: 10s
+nodeStatusUpdateFrequency: 10s
+fileCheckFrequency: 10s
+maxPods: 40
+serializeImagePulls: false
+EOF
+  start kubelet "$BIN/kubelet" --config="$S/kubelet-config.yaml" --kubeconfig="$S/kubelet.kubeconfig" \
+    --root-dir="$S/kubelet" --cert-dir="$S/kubelet/pki" --node-ip="$NODE_IP" --hostname-override="$NODE_NAME"
+
+  cat >"$S/kube-proxy-config.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: { kubeconfig: $S/kube-proxy.kubeconfig }
+hostnameOverride: $NODE_NAME
+mode: iptables
+clusterCIDR: $POD_CIDR
+detectLocalMode: ClusterCIDR
+nodePortAddresses: ["$NODE_IP/32"]
+iptables: { localhostNodePorts: false }
+# Zeros leave the machine's conntrack sysctls alone.
+conntrack: { maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s }
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+EOF
+  start kube-proxy "$BIN/kube-proxy" --config="$S/kube-proxy-config.yaml"
+
+  wait_until 60 "node $NODE_NAME Ready" kubelet \
+    kubectl wait --for=condition=Ready "node/$NODE_NAME" --timeout=2s
+  wait_until 60 "the default ServiceAccount" kube-controller-manager kubectl get serviceaccount default -n default
+  wait_until 30 "kube-proxy healthz" kube-proxy curl -sf http://127.0.0.1:10256/healthz
+  log "up in $((SECONDS - t0)) s; kubeconfig: $S/kubeconfig"
+  echo "$S/kubeconfig"
+}
+
+all_running() {
+  local c
+  for c in "${COMPONENTS[@]}"; do alive "$c" || return 1; done
+}
+
+# ---------------------------------------------------------------- down
+
+# stop_pid NAME: SIGTERM, then SIGKILL after 15 s.
+stop_component() {
+  local name=$1 pid
+  pid="$(pid_of "$name")" || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "$name did not stop in 15 s: killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.2
+    fi
+  fi
+  rm -f "$S/pids/$name"
+}
+
+# Processes started from this node that outlive their parent: containerd's shims and the
+# containers under them carry the state folder in their command line.
+node_pids() {
+  local p cmd
+  for p in /proc/[0-9]*; do
+    cmd="$(tr '\0' ' ' 2>/dev/null <"$p/cmdline")" || continue
+    [[ "$cmd" == *"$S/"* || "$cmd" == *"$CTR_ROOT"* ]] && echo "${p#/proc/}"
+  done
+  return 0
+}
+
+delete_pods() {
+  alive kube-apiserver && alive kubelet || return 0
+  # Nothing re-creates pods once the controllers are stopped.
+  stop_component kube-controller-manager
+  local ns
+  for ns in $(kubectl get namespaces -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
+    kubectl delete pods --all -n "$ns" --grace-period=2 --wait=false >/dev/null 2>&1 || true
+  done
+  # kubelet tears each sandbox down (CNI DEL releases the veth and the address).
+  local deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)); do
+    local brif=0 pods
+    [[ -d /sys/class/net/$POD_BRIDGE/brif ]] && brif="$(ls /sys/class/net/$POD_BRIDGE/brif | wc -l)"
+    pods="$(kubectl get pods -A --no-headers 2>/dev/null | wc -l)"
+    ((brif == 0 && pods == 0)) && return 0
+    sleep 0.5
+  done
+  log "pods or veths still present after 60 s; removing them without kubelet"
+}
+
+remove_containers() {
+  [[ -S "$SOCK" ]] && alive containerd || return 0
+  local id
+  for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; done
+  sleep 0.5
+  for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks delete -f "$id" >/dev/null 2>&1 || true; done
+  for id in $(ctr_ containers ls -q 2>/dev/null); do ctr_ containers delete "$id" >/dev/null 2>&1 || true; done
+}
+
+unmount_all() {
+  local m
+  # Deepest first; a lazy unmount for anything still busy.
+  for m in $(findmnt -rn -o TARGET | grep -E "^($S|$CTR_ROOT)(/|$)" | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
+  done
+}
+
+# Rules of kube-proxy and kubelet: every KUBE-* chain and every jump into one.
+clean_iptables() {
+  local cmd table chain rule
+  for cmd in iptables ip6tables; do
+    command -v "$cmd" >/dev/null || continue
+    for table in filter nat mangle raw; do
+      "$cmd-save" -t "$table" 2>/dev/null | grep -q 'KUBE-' || continue
+      while read -r rule; do
+        # shellcheck disable=SC2086
+        eval "$cmd -t $table -D ${rule#-A }" 2>/dev/null || true
+      done < <("$cmd-save" -t "$table" | grep -E '^-A ' | grep -vE '^-A KUBE-' | grep -E -- '-j KUBE-')
+      for chain in $("$cmd-save" -t "$table" | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'); do
+        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
+      done
+      for chain in $("$cmd-save" -t "$table" | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'); do
+        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
+  local fam
+  for fam in ip ip6; do nft delete table "$fam" kube-proxy 2>/dev/null || true; done
+}
+
+remove_cgroups() {
+  local d
+  for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+    [[ -d "$d" ]] || continue
+    find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+}
+
+leftovers() {
+  local left=()
+  local p
+  for p in $(node_pids); do left+=("process $p: $(tr '\0' ' ' 2>/dev/null </proc/$p/cmdline | cut -c1-120)"); done
+  for c in "${COMPONENTS[@]}"; do alive "$c" && left+=("$c (pid $(pid_of "$c"))"); done
+  findmnt -rn -o TARGET | grep -qE "^($S|$CTR_ROOT)(/|$)" && left+=("mounts under $S or $CTR_ROOT")
+  for l in "$NODE_BRIDGE" "$POD_BRIDGE"; do ip link show "$l" >/dev/null 2>&1 && left+=("link $l"); done
+  ip route show "$SERVICE_CIDR" | grep -q . && left+=("route $SERVICE_CIDR")
+  { iptables-save 2>/dev/null; ip6tables-save 2>/dev/null; } | grep -q 'KUBE-' && left+=("iptables KUBE-* rules")
+  nft list tables 2>/dev/null | grep -q kube-proxy && left+=("nftables kube-proxy tables")
+  compgen -G '/sys/fs/cgroup/*/kubepods' >/dev/null && left+=("cgroups kubepods")
+  [[ -d "$S" ]] && left+=("state folder $S")
+  printf '%s\n' "${left[@]}"
+}
+
+down() {
+  [[ $EUID -eq 0 ]] || die "must run as root"
+  BIN="$(cat "$S/bin" 2>/dev/null || true)"
+  if [[ -d "$S" ]]; then
+    local t0=$SECONDS
+    log "stopping the node"
+    [[ -n "$BIN" ]] && delete_pods
+    stop_component kube-scheduler
+    stop_component kube-controller-manager
+    stop_component kubelet
+    remove_containers
+    stop_component kube-proxy
+    if [[ -n "$BIN" && -f "$S/kube-proxy-config.yaml" ]]; then
+      "$BIN/kube-proxy" --cleanup --config="$S/kube-proxy-config.yaml" >>"$S/logs/kube-proxy-cleanup.log" 2>&1 || true
+    fi
+    stop_component containerd
+    stop_component kube-apiserver
+    stop_component etcd
+    local p
+    for p in $(node_pids); do kill -KILL "$p" 2>/dev/null || true; done
+    sleep 0.2
+    unmount_all
+    if [[ -f "$S/sysctls" ]]; then
+      while IFS='=' read -r k v; do sysctl -qw "$k=$v" || true; done <"$S/sysctls"
+    fi
+    log "stopped in $((SECONDS - t0)) s"
+  fi
+  # What a crashed or killed node may have left, even without its state folder.
+  ip link del "$POD_BRIDGE" 2>/dev/null || true
+  ip link del "$NODE_BRIDGE" 2>/dev/null || true
+  clean_iptables
+  remove_cgroups
+  rm -f /var/lib/cni/results/"$CNI_NET"-* 2>/dev/null || true
+  # libcni's cache folder, made on first use; kept when something else uses it.
+  rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
+  find /var/log/containers -maxdepth 1 -type l -lname "$S/*" -delete 2>/dev/null || true
+  unmount_all
+  rm -rf "$S"
+  local left
+  left="$(leftovers)"
+  if [[ -n "$left" ]]; then
+    log "left behind:"
+    echo "$left" | sed 's/^/  /' >&2
+    return 1
+  fi
+  log "down: nothing left"
+}
+
+status() {
+  if [[ ! -d "$S" ]]; then
+    echo "down"
+    return 3
+  fi
+  BIN="$(cat "$S/bin")"
+  local c ok=0
+  for c in "${COMPONENTS[@]}"; do
+    if alive "$c"; then echo "$c: running (pid $(pid_of "$c"))"; else echo "$c: NOT running"; ok=1; fi
+  done
+  echo "node $NODE_NAME: $(kubectl get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || echo unknown) (Ready)"
+  echo "kubeconfig: $S/kubeconfig"
+  return $ok
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  env) echo "export KUBECONFIG=$S/kubeconfig" ;;
+  *) echo "usage: $0 up|down|status|env" >&2; exit 2 ;;
+esac
