@@ -143,7 +143,7 @@ describe('V2 binary extension errors', () => {
   });
 
   it.each<[string, Uint8Array, RegExp]>([
-    ['a BYTES length prefix past the end', Buffer.from([5, 0, 0, 0, 0x61, 0x62]), /input 'INPUT0': BYTES element 0 declares 5 bytes but only 2 remain/],
+    ['a BYTES length prefix past the end', Buffer.from([5, 0, 0, 0, 0x61, 0x62, 0x63, 0x64]), /input 'INPUT0': BYTES element 0 declares 5 bytes but only 4 remain/],
     ['a truncated BYTES length prefix', Buffer.concat([bytesTensor(['ab']), Buffer.from([1, 0])]), /input 'INPUT0': BYTES data ends after 1 of 2 elements/],
     ['trailing bytes after the BYTES elements', Buffer.concat([bytesTensor(['a', 'b']), Buffer.from([9])]), /input 'INPUT0': 1 unexpected trailing bytes after 2 BYTES elements/],
   ])('%s', async (_what, raw, message) => {
