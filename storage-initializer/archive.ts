@@ -1,5 +1,6 @@
 /**
- * Unpacking of a downloaded `.zip`, `.tar`, `.tar.gz` or `.tgz` into the (temporary)
+ * Unpacking of a downloaded `.zip`, `.tar`, `.tar.gz`/`.tgz`, `.tar.bz2`/`.tbz2` or
+ * `.tar.xz`/`.txz` into the (temporary)
  * destination, refusing anything that could write or point outside it: absolute names,
  * `..` segments, links whose target leaves the folder (also through other links: links
  * are created last, after every file, and their real paths are checked), and device files.
@@ -14,20 +15,24 @@ import { link, mkdir, realpath, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { crc32, createGunzip } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
+import { COMPRESSION_NAME, decompressor, type TarCompression } from './decompress.js';
 import yauzl from 'yauzl';
 import type { Limits } from './config.js';
 import { StorageError } from './errors.js';
 
-export type ArchiveKind = 'zip' | 'tar' | 'tgz';
+export type ArchiveKind = 'zip' | 'tar' | TarCompression;
+
+/** Name endings → kind, longest first. */
+const ENDINGS: ReadonlyArray<readonly [string, ArchiveKind]> = [
+  ['.tar.gz', 'tgz'], ['.tar.bz2', 'tbz2'], ['.tar.xz', 'txz'],
+  ['.tgz', 'tgz'], ['.tbz2', 'tbz2'], ['.tbz', 'tbz2'], ['.txz', 'txz'], ['.zip', 'zip'], ['.tar', 'tar'],
+];
 
 export function archiveKind(name: string): ArchiveKind | undefined {
   const n = name.toLowerCase();
-  if (n.endsWith('.zip')) return 'zip';
-  if (n.endsWith('.tar')) return 'tar';
-  if (n.endsWith('.tar.gz') || n.endsWith('.tgz')) return 'tgz';
-  return undefined;
+  return ENDINGS.find(([ending]) => n.endsWith(ending))?.[1];
 }
 
 function unsafe(msg: string): StorageError {
@@ -178,7 +183,7 @@ class Extraction {
   }
 }
 
-async function extractTar(file: string, gz: boolean, ex: Extraction): Promise<void> {
+async function extractTar(file: string, compression: TarCompression | undefined, ex: Extraction): Promise<void> {
   const writes: Promise<void>[] = [];
   let failure: unknown;
   const fail = (err: unknown) => {
@@ -230,10 +235,10 @@ async function extractTar(file: string, gz: boolean, ex: Extraction): Promise<vo
     },
   });
   try {
-    if (gz) await pipeline(createReadStream(file), createGunzip(), parser);
+    if (compression) await pipeline(createReadStream(file), decompressor(compression), parser);
     else await pipeline(createReadStream(file), parser);
   } catch (err) {
-    throw failure ?? new StorageError('invalid', `not a valid ${gz ? 'gzip-compressed ' : ''}tar archive: ${(err as Error).message}`);
+    throw failure ?? new StorageError('invalid', `not a valid ${compression ? `${COMPRESSION_NAME[compression]}-compressed ` : ''}tar archive: ${(err as Error)?.message ?? String(err)}`);
   }
   await Promise.all(writes);
   if (failure) throw failure;
@@ -366,7 +371,7 @@ async function extractZip(file: string, ex: Extraction): Promise<void> {
 export async function extractArchive(file: string, root: string, kind: ArchiveKind, limits: Limits): Promise<void> {
   const ex = new Extraction(root, new Budget(limits, (await stat(file)).size));
   if (kind === 'zip') await extractZip(file, ex);
-  else await extractTar(file, kind === 'tgz', ex);
+  else await extractTar(file, kind === 'tar' ? undefined : kind, ex);
   await rm(file, { force: true });
   await ex.finish();
 }

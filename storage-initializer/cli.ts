@@ -6,6 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { loadConfig } from './config.js';
+import { storeSecrets } from './config-stores.js';
 import { StorageError } from './errors.js';
 import { download } from './download.js';
 import type { Config } from './config.js';
@@ -19,14 +20,15 @@ for (const [scheme, load] of Object.entries(PROVIDER_LOADERS)) registerProvider(
 export const USAGE = `Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 
 Downloads each source into its destination folder (created if missing), atomically.
-Sources: s3://bucket/path, gs://bucket/path, http(s)://host/file[.zip|.tar|.tar.gz|.tgz],
-file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
+Sources: s3://bucket/path, gs://bucket/path, https://account.blob.core.windows.net/container/path,
+hf://owner/model[:revision], hdfs://path or webhdfs://path,
+http(s)://host/file[.zip|.tar|.tar.gz|.tgz|.tar.bz2|.tar.xz], file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
 shared by runs on one node. Configuration is read from the environment (see README.md,
 "Storage initializer").`;
 
 /** Every credential the config holds, for the output scrubber. */
 function configSecrets(config: Config): string[] {
-  const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken].filter((s): s is string => !!s);
+  const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken, ...storeSecrets(config)].filter((s): s is string => !!s);
   for (const h of config.httpHeaders.values()) {
     for (const v of Object.values(h)) out.push(v, ...v.split(/\s+/).filter((w) => w.length >= 8));
   }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { StorageError } from './errors.js';
+import { loadStoreConfigs, type StoreConfigs } from './config-stores.js';
 
 export interface S3Config {
   /** Custom endpoint (MinIO, Ceph, moto...): path-style addressing unless virtualBucket. */
@@ -20,6 +21,13 @@ export interface S3Config {
   verifySsl: boolean;
   /** PEM text of AWS_CA_BUNDLE (or the CA bundle configmap). */
   ca: string | undefined;
+  /** S3_USE_ACCELERATE: the s3-accelerate endpoint (AWS only; refused with a custom endpoint). */
+  accelerate: boolean;
+  /**
+   * IRSA / web identity: AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE (as EKS injects them),
+   * exchanged at STS (AWS_ENDPOINT_URL_STS for a private or emulated STS).
+   */
+  webIdentity: { roleArn: string; tokenFile: string; sessionName: string; stsEndpoint: string | undefined } | undefined;
 }
 
 export interface GcsConfig {
@@ -29,7 +37,7 @@ export interface GcsConfig {
   anonymous: boolean;
 }
 
-export interface Config {
+export interface Config extends StoreConfigs {
   s3: S3Config;
   gcs: GcsConfig;
   /** Extra CA bundle (PEM) for https:// downloads. */
@@ -40,8 +48,13 @@ export interface Config {
   ignorePatterns: readonly string[];
   /** Requests in flight at once, across all files of one URI. */
   concurrency: number;
-  /** Objects larger than this are fetched as parallel ranged GETs of this size. */
+  /**
+   * Objects larger than this are fetched as parallel ranged GETs of at least this size;
+   * exactly this size when `adaptiveParts` is false (part-plan.ts).
+   */
   partSize: number;
+  /** True unless STORAGE_PART_SIZE was given: part sizes follow the first part's timing. */
+  adaptiveParts: boolean;
   maxAttempts: number;
   connectTimeoutMs: number;
   /** A request that delivers no byte for this long is abandoned (and retried). */
@@ -75,7 +88,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Defaults, with units. */
 export const DEFAULTS = Object.freeze({
   concurrency: 16, // requests
-  partSize: 16 * 1024 * 1024, // bytes
+  partSize: 16 * 1024 * 1024, // bytes: the first (timed) part, and the smallest adaptive part
   maxAttempts: 5, // per request, first try included
   connectTimeoutS: 15,
   readTimeoutS: 30,
@@ -139,7 +152,7 @@ function readCa(file: string, what: string): string {
  * STORAGE_CONFIG (the `storage-config` secret key) merged with STORAGE_OVERRIDE_CONFIG, mapped
  * to the AWS variables as the anchor does. Values from it win over the plain variables.
  */
-function storageConfigEnv(env: Env): Record<string, string> {
+function storageConfigObject(env: Env): Record<string, unknown> {
   const parse = (name: string): Record<string, unknown> => {
     const v = env[name];
     if (!v) return {};
@@ -151,7 +164,10 @@ function storageConfigEnv(env: Env): Record<string, string> {
     }
     throw new StorageError('invalid', `${name} is not a JSON object`, { uri: name });
   };
-  const cfg = { ...parse('STORAGE_CONFIG'), ...parse('STORAGE_OVERRIDE_CONFIG') };
+  return { ...parse('STORAGE_CONFIG'), ...parse('STORAGE_OVERRIDE_CONFIG') };
+}
+
+function storageConfigEnv(cfg: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
   if (cfg['type'] !== 's3') return out;
   const map: Record<string, string> = {
@@ -199,8 +215,28 @@ function headersFromEnv(env: Env): Map<string, Record<string, string>> {
   return out;
 }
 
+/**
+ * As KServe: the legacy global endpoint with a region other than us-east-1 needs virtual
+ * addressing, or S3 answers PermanentRedirect.
+ */
+function legacyGlobalEndpoint(env: Env): boolean {
+  const region = env['AWS_DEFAULT_REGION'] || env['AWS_REGION'];
+  return env['AWS_ENDPOINT_URL'] === 'https://s3.amazonaws.com' && region !== undefined && region !== '' && region !== 'us-east-1';
+}
+
+function webIdentity(env: Env): S3Config['webIdentity'] {
+  const tokenFile = env['AWS_WEB_IDENTITY_TOKEN_FILE'];
+  const roleArn = env['AWS_ROLE_ARN'];
+  if (!tokenFile && !roleArn) return undefined;
+  if (!tokenFile || !roleArn) {
+    throw new StorageError('invalid', `${tokenFile ? 'AWS_WEB_IDENTITY_TOKEN_FILE' : 'AWS_ROLE_ARN'} is set but ${tokenFile ? 'AWS_ROLE_ARN' : 'AWS_WEB_IDENTITY_TOKEN_FILE'} is not: web identity (IRSA) needs both`, { uri: 'AWS_WEB_IDENTITY_TOKEN_FILE' });
+  }
+  return { roleArn, tokenFile, sessionName: env['AWS_ROLE_SESSION_NAME'] || `kserve-ts-storage-initializer-${process.pid}`, stsEndpoint: env['AWS_ENDPOINT_URL_STS'] || undefined };
+}
+
 export function loadConfig(rawEnv: Env): Config {
-  const env: Env = { ...rawEnv, ...storageConfigEnv(rawEnv) };
+  const storageConfig = storageConfigObject(rawEnv);
+  const env: Env = { ...rawEnv, ...storageConfigEnv(storageConfig) };
   const verifySsl = bool(env['S3_VERIFY_SSL'], true);
   let s3Ca: string | undefined;
   if (env['AWS_CA_BUNDLE']) s3Ca = readCa(env['AWS_CA_BUNDLE'], 'AWS_CA_BUNDLE');
@@ -221,10 +257,13 @@ export function loadConfig(rawEnv: Env): Config {
       secretAccessKey: env['AWS_SECRET_ACCESS_KEY'] || undefined,
       sessionToken: env['AWS_SESSION_TOKEN'] || undefined,
       anonymous: bool(env['awsAnonymousCredential'], false),
-      virtualBucket: bool(env['S3_USER_VIRTUAL_BUCKET'], false),
+      virtualBucket: bool(env['S3_USER_VIRTUAL_BUCKET'], false) || legacyGlobalEndpoint(env),
       verifySsl,
       ca: s3Ca,
+      accelerate: bool(env['S3_USE_ACCELERATE'], false),
+      webIdentity: webIdentity(env),
     },
+    ...loadStoreConfigs(env, storageConfig),
     gcs: {
       endpoint: gcsEndpoint?.replace(/\/+$/, ''),
       credentialsFile: env['GOOGLE_APPLICATION_CREDENTIALS'] || undefined,
@@ -236,6 +275,7 @@ export function loadConfig(rawEnv: Env): Config {
     ignorePatterns: Object.freeze(parsePatterns(env['STORAGE_IGNORE_PATTERNS'])),
     concurrency: Math.floor(num(env, ['STORAGE_CONCURRENCY'], DEFAULTS.concurrency, 1)),
     partSize: Math.floor(num(env, ['STORAGE_PART_SIZE'], DEFAULTS.partSize, 1024)),
+    adaptiveParts: !env['STORAGE_PART_SIZE'],
     maxAttempts: Math.floor(num(env, ['STORAGE_MAX_ATTEMPTS', 'S3_MAX_ATTEMPTS'], DEFAULTS.maxAttempts, 1)),
     connectTimeoutMs: num(env, ['STORAGE_CONNECT_TIMEOUT', 'S3_CONNECT_TIMEOUT'], DEFAULTS.connectTimeoutS, 0.001) * 1000,
     readTimeoutMs: num(env, ['STORAGE_READ_TIMEOUT', 'S3_READ_TIMEOUT'], DEFAULTS.readTimeoutS, 0.001) * 1000,

@@ -9,8 +9,8 @@
  * Sizes the store declares are checked against `config.limits` before they size a file or
  * the list of ranged requests.
  *
- * Speed: every object, and every `partSize` range of large objects, is one task on a single
- * pool of `concurrency` requests; bodies stream straight to their file offset, so memory
+ * Speed: every object, and every range of large objects (sized by part-plan.ts from the
+ * first part's timing), is one task on a single pool of `concurrency` requests; bodies stream straight to their file offset, so memory
  * does not depend on object size. Each request has a connect timeout, an idle-read timeout
  * and up to `maxAttempts` tries with exponential backoff and jitter.
  */
@@ -27,6 +27,8 @@ import { fileCrc32c, fileMd5 } from './checksum.js';
 import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
 import { makeFilter } from './patterns.js';
+import { adaptivePartSize, splitRanges } from './part-plan.js';
+import { TaskPool } from './pool.js';
 import { Progress, human, type Log } from './progress.js';
 import type { ByteRange, Listing, RemoteObject, StorageProvider } from './provider.js';
 
@@ -74,6 +76,8 @@ export async function withRetries<T>(config: Config, log: Log, what: string, sig
  */
 class Meter extends Transform {
   written = 0;
+  /** performance.now() at the first body byte. */
+  firstByteAt: number | undefined;
   private timer: NodeJS.Timeout;
 
   constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly hash: Hash | undefined, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
@@ -86,6 +90,7 @@ class Meter extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.firstByteAt ??= performance.now();
     this.timer.refresh();
     this.written += chunk.length;
     if (this.written > this.max.bytes) {
@@ -106,29 +111,6 @@ class Meter extends Transform {
     clearTimeout(this.timer);
     cb(err);
   }
-}
-
-/**
- * A small promise pool: at most `n` tasks run at once. The first failure aborts `controller`
- * (in-flight requests see the signal) and is rethrown once every worker has stopped, so
- * nothing still writes when the caller cleans up.
- */
-async function pool(n: number, tasks: Array<() => Promise<void>>, controller: AbortController): Promise<void> {
-  let next = 0;
-  let first: { err: unknown } | undefined;
-  const worker = async () => {
-    while (next < tasks.length && !first) {
-      const t = tasks[next++]!;
-      try {
-        await t();
-      } catch (err) {
-        first ??= { err };
-        controller.abort(err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, tasks.length) }, worker));
-  if (first) throw first.err;
 }
 
 /**
@@ -183,7 +165,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       }
     }
     const states: ObjectState[] = [];
-    const tasks: Array<() => Promise<void>> = [];
+    const pool = new TaskPool(config.concurrency, controller);
     let total: number | undefined = 0;
     for (const obj of objects) {
       let file: string;
@@ -198,23 +180,28 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       await fh.close();
       total = obj.size === undefined || total === undefined ? undefined : total + obj.size;
       const ranges: Array<ByteRange | undefined> = [];
+      let probe = false;
       if (obj.size !== undefined && provider.ranged && obj.size > config.partSize) {
-        for (let start = 0; start < obj.size; start += config.partSize) ranges.push({ start, end: Math.min(obj.size, start + config.partSize) - 1 });
+        // Adaptive: the first part alone; its timing sizes the rest (fetchPart adds them).
+        probe = config.adaptiveParts;
+        ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
       const st: ObjectState = { obj, file, partsLeft: ranges.length, inlineMd5: undefined, skipChecksum: false };
       states.push(st);
-      for (const range of ranges) tasks.push(() => fetchPart(st, range));
+      for (const range of ranges) pool.push(() => fetchPart(st, range, probe));
     }
     const progress = new Progress(log, uri, total, objects.length, config.progressIntervalMs);
     progress.filesDone = states.filter((s) => s.partsLeft === 0).length;
     log(`downloading ${uri} to ${dest}: ${objects.length} file${objects.length === 1 ? '' : 's'}${total !== undefined ? `, ${human(total)}` : ''}`);
 
-    async function fetchPart(st: ObjectState, range: ByteRange | undefined): Promise<void> {
+    async function fetchPart(st: ObjectState, range: ByteRange | undefined, probe = false): Promise<void> {
+      let timing: { bytes: number; ttfbMs: number; bodyMs: number } | undefined;
       const what = `${uri === st.obj.key ? uri : `${uri} (${st.obj.key}${range ? ` bytes ${range.start}-${range.end}` : ''})`}`;
       const expected = range ? range.end - range.start + 1 : st.obj.size;
       await withRetries(config, log, what, signal, async () => {
         let meter: Meter | undefined;
         try {
+          const sent = performance.now();
           const opened = await provider.read(st.obj, range, signal);
           const hash = !range && st.obj.md5 && !opened.skipChecksum ? createHash('md5') : undefined;
           if (opened.skipChecksum) st.skipChecksum = true;
@@ -229,12 +216,22 @@ export async function download(uri: string, dest: string, provider: StorageProvi
             throw new StorageError('unreachable', `${what}: connection closed after ${meter.written} of ${want} bytes`, { retryable: true });
           }
           if (hash) st.inlineMd5 = hash.digest('hex');
+          const first = meter.firstByteAt ?? performance.now();
+          timing = { bytes: meter.written, ttfbMs: first - sent, bodyMs: performance.now() - first };
         } catch (err) {
           if (meter) progress.bytes -= meter.written;
           if (signal.aborted && !(err instanceof StorageError)) throw new StorageError('unreachable', `${what}: cancelled`);
           throw err instanceof StorageError ? err : networkError(err, what);
         }
       });
+      if (probe && timing && range) {
+        const size = st.obj.size!;
+        const part = adaptivePartSize(timing, config.partSize, size - range.end - 1);
+        const rest = splitRanges(range.end + 1, size - 1, part);
+        log(`${st.obj.key}: first ${human(timing.bytes)} started in ${timing.ttfbMs.toFixed(0)} ms and took ${timing.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`);
+        st.partsLeft += rest.length;
+        pool.push(...rest.map((r) => () => fetchPart(st, r)));
+      }
       if (--st.partsLeft === 0) {
         await verify(st);
         progress.filesDone++;
@@ -242,7 +239,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     }
 
     try {
-      await pool(config.concurrency, tasks, controller);
+      await pool.run();
     } finally {
       progress.stop();
     }

@@ -6,7 +6,7 @@
 import type { Config } from './config.js';
 import { StorageError } from './errors.js';
 import type { StorageProvider } from './provider.js';
-import { schemeOf } from './schemes.js';
+import { STORAGE_HOST_ROUTES, providerKeyOf, schemeOf } from './schemes.js';
 
 export { schemeOf };
 
@@ -26,12 +26,12 @@ export class ProviderSet {
   constructor(private readonly config: Config) {}
 
   async for(uri: string): Promise<StorageProvider> {
-    const scheme = schemeOf(uri);
+    const scheme = providerKeyOf(uri);
     const existing = this.made.get(scheme);
     if (existing) return existing;
     const factory = factories.get(scheme);
     if (!factory) {
-      throw new StorageError('unsupported_scheme', `'${scheme}://' is not supported (supported: ${[...factories.keys()].filter((s) => s !== 'pvc').sort().map((s) => `${s}://`).join(', ')} and local paths)`, { uri });
+      throw new StorageError('unsupported_scheme', `'${scheme}://' is not supported (supported: ${[...factories.keys()].filter((s) => s !== 'pvc' && !Object.hasOwn(STORAGE_HOST_ROUTES, s)).sort().map((s) => `${s}://`).join(', ')} and local paths)`, { uri });
     }
     let p: StorageProvider;
     try {

@@ -1,16 +1,21 @@
 /**
- * How each scheme of schemes.ts gets its provider. The Record type makes a missing loader
+ * How each scheme and host route of schemes.ts gets its provider. The Record type makes a missing loader
  * a compile error. Loaders import their provider (and its SDK) lazily, so a run pays only
  * for the schemes it uses.
  */
-import type { StorageScheme } from '../schemes.js';
+import type { ProviderKey } from '../schemes.js';
 import type { ProviderFactory } from '../registry.js';
 
-export const PROVIDER_LOADERS: Readonly<Record<StorageScheme, ProviderFactory>> = Object.freeze({
+export const PROVIDER_LOADERS: Readonly<Record<ProviderKey, ProviderFactory>> = Object.freeze({
   s3: async (c) => new (await import('./s3.js')).S3Provider(c),
   gs: async (c) => new (await import('./gcs.js')).GcsProvider(c),
   pvc: async () => (await import('./pvc.js')).pvcProvider(),
   file: async () => new (await import('./file.js')).FileProvider(),
   http: async (c) => new (await import('./http.js')).HttpProvider(c),
   https: async (c) => new (await import('./http.js')).HttpProvider(c),
+  hf: async (c) => new (await import('./hf.js')).HfProvider(c),
+  hdfs: async (c) => new (await import('./webhdfs.js')).WebHdfsProvider(c),
+  webhdfs: async (c) => new (await import('./webhdfs.js')).WebHdfsProvider(c),
+  'azure-blob': async (c) => (await import('./azure-blob.js')).azureBlobProvider(c),
+  'azure-file': async () => (await import('./azure-file.js')).azureFileProvider(),
 });

@@ -4,6 +4,10 @@
  * S3_USER_VIRTUAL_BUCKET is true. The SDK's own retries are off: the engine retries every
  * request, including body streams cut mid-way, which the SDK cannot.
  *
+ * S3_USE_ACCELERATE uses the s3-accelerate endpoint (refused with a custom endpoint: only AWS
+ * has it); AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE (IRSA) are exchanged at STS
+ * (AWS_ENDPOINT_URL_STS when set) for temporary credentials.
+ *
  * `s3://bucket/path`: an object whose key is exactly `path` is downloaded alone (as the
  * anchor does); otherwise every object under `path/` — whole path segments only, so
  * `s3://b/model` never pulls `model-v2/...` (anchor issue #3776).
@@ -12,6 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import type { Config } from '../config.js';
 import { StorageError, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
@@ -53,14 +58,21 @@ export class S3Provider implements StorageProvider {
     process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
     const agentOpts = { keepAlive: true, maxSockets: config.concurrency + 2 };
     const httpsAgent = new https.Agent({ ...agentOpts, rejectUnauthorized: c.verifySsl, ...(c.ca ? { ca: c.ca } : {}) });
+    if (c.accelerate && c.endpoint) {
+      throw new StorageError('invalid', `S3_USE_ACCELERATE=true cannot be combined with the custom endpoint ${c.endpoint}: transfer acceleration exists only on AWS S3`);
+    }
+    const wi = c.webIdentity;
     this.client = new S3Client({
       region: c.region,
       ...(c.endpoint ? { endpoint: c.endpoint, forcePathStyle: !c.virtualBucket } : { forcePathStyle: false }),
+      ...(c.accelerate ? { useAccelerateEndpoint: true } : {}),
       ...(c.anonymous
         ? { credentials: { accessKeyId: '', secretAccessKey: '' }, signer: { sign: async (req: never) => req } }
         : c.accessKeyId && c.secretAccessKey
           ? { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) } }
-          : {}),
+          : wi
+            ? { credentials: fromTokenFile({ roleArn: wi.roleArn, webIdentityTokenFile: wi.tokenFile, roleSessionName: wi.sessionName, clientConfig: { region: c.region, ...(wi.stsEndpoint ? { endpoint: wi.stsEndpoint } : {}) } }) }
+            : {}),
       maxAttempts: 1,
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',

@@ -291,8 +291,8 @@ describe('validation', () => {
       ns,
     );
     expect(replicas).toMatch(/minReplicas/);
-    const scheme = await kubectlApplyRejected(cp, isvcYaml('hdfs', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: hdfs://nn/models\n`), ns);
-    expect(scheme).toMatch(/hdfs/);
+    const scheme = await kubectlApplyRejected(cp, isvcYaml('ftp', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: ftp://nn/models\n`), ns);
+    expect(scheme).toMatch(/ftp/);
   });
 
   it('the deployment mode is immutable once recorded', async () => {

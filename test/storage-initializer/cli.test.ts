@@ -52,9 +52,9 @@ describe('storage-initializer command', () => {
   });
 
   it('rejects unknown schemes naming the URI, and explains pvc://', async () => {
-    const r = await runSi(['hdfs://nn/models/m', path.join(tmp(), 'm')]);
+    const r = await runSi(['ftp://nn/models/m', path.join(tmp(), 'm')]);
     expect(r.code).toBe(1);
-    expect(r.out).toContain("error: hdfs://nn/models/m: unsupported storage scheme: 'hdfs://' is not supported");
+    expect(r.out).toContain("error: ftp://nn/models/m: unsupported storage scheme: 'ftp://' is not supported");
     const p = await runSi(['pvc://claim/models', path.join(tmp(), 'm')]);
     expect(p.code).toBe(1);
     expect(p.out).toContain('pvc://claim/models: unsupported storage scheme: pvc:// is not downloaded: the webhook mounts the PersistentVolumeClaim');
@@ -151,12 +151,24 @@ describe('storage-initializer configuration', () => {
 
 describe('one scheme table for the storage-initializer and the controller', () => {
   it('the CLI registry and the admission check read the same schemes', async () => {
-    const { STORAGE_SCHEME_NAMES } = await import('../../storage-initializer/schemes.js');
+    const { STORAGE_SCHEME_NAMES, STORAGE_HOST_ROUTES } = await import('../../storage-initializer/schemes.js');
     const { PROVIDER_LOADERS } = await import('../../storage-initializer/providers/index.js');
     const { SUPPORTED_STORAGE_SCHEMES, storageUriProblem } = await import('../../controller/webhooks/isvc/storage-uri.js');
     expect(SUPPORTED_STORAGE_SCHEMES).toEqual(STORAGE_SCHEME_NAMES);
-    expect(Object.keys(PROVIDER_LOADERS).sort()).toEqual([...STORAGE_SCHEME_NAMES].sort());
+    expect(Object.keys(PROVIDER_LOADERS).sort()).toEqual([...STORAGE_SCHEME_NAMES, ...Object.keys(STORAGE_HOST_ROUTES)].sort());
     for (const s of STORAGE_SCHEME_NAMES) expect(storageUriProblem('f', `${s}://x/y`)).toBeUndefined();
-    expect(storageUriProblem('f', 'hdfs://nn/m')).toContain("unsupported storage URI scheme 'hdfs://'");
+    for (const r of Object.values(STORAGE_HOST_ROUTES)) expect(storageUriProblem('f', r.example)).toBeUndefined();
+    expect(storageUriProblem('f', 'ftp://nn/m')).toContain("unsupported storage URI scheme 'ftp://'");
+  });
+
+  it('routes Azure hosts as KServe detects them, other https URIs to plain downloads', async () => {
+    const { providerKeyOf } = await import('../../storage-initializer/schemes.js');
+    expect(providerKeyOf('https://acct.blob.core.windows.net/c/p')).toBe('azure-blob');
+    expect(providerKeyOf('https://acct.z12.blob.storage.azure.net/c/p?sv=1&sig=x')).toBe('azure-blob');
+    expect(providerKeyOf('https://acct.file.core.windows.net/share/p')).toBe('azure-file');
+    expect(providerKeyOf('http://acct.blob.core.windows.net/c/p')).toBe('http');
+    expect(providerKeyOf('https://blob.core.windows.net.example.com/c/p')).toBe('https');
+    expect(providerKeyOf('https://example.com/acct.blob.core.windows.net/p')).toBe('https');
+    expect(providerKeyOf('hf://org/m')).toBe('hf');
   });
 });

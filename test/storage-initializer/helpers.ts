@@ -19,6 +19,10 @@ export const SI_CLI = path.join(ROOT, 'dist/bin/storage-initializer.js');
 export interface Servers {
   moto: string;
   fakeGcs: string | null;
+  /** Azurite's blob service entry point (npm, always installed). */
+  azurite: string;
+  /** gofakes3, built when Go is present. */
+  gofakes3: string | null;
 }
 
 /** Installs (first time) or finds the cached servers. */
@@ -83,6 +87,51 @@ export async function startFakeGcs(bin: string, dataDir: string): Promise<Runnin
   const { child, log } = spawnServer(bin, ['-scheme', 'http', '-host', '127.0.0.1', '-port', String(port), '-backend', 'memory', '-data', dataDir, '-public-host', `127.0.0.1:${port}`, '-log-level', 'error'], {});
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/storage/v1/b`, 30_000, child, log);
+  return { url, port, stop: () => stopChild(child) };
+}
+
+/** Azurite's well-known development account (its documented emulator key, not a secret). */
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+/**
+ * Azurite's blob service on loopback, data under a fresh folder. `tls` serves HTTPS (and
+ * enables its basic OAuth mode, which needs HTTPS): bearer tokens are checked for issuer,
+ * audience and lifetime, not signature.
+ */
+export async function startAzurite(bin: string, opts: { tls?: { cert: string; key: string } } = {}): Promise<Running & { dir: string }> {
+  const port = await freePort();
+  const dir = tempDir('si-azurite-');
+  const args = ['--blobHost', '127.0.0.1', '--blobPort', String(port), '--location', dir, '--silent', '--disableTelemetry', '--skipApiVersionCheck', '--loose'];
+  if (opts.tls) args.push('--cert', opts.tls.cert, '--key', opts.tls.key, '--oauth', 'basic');
+  const { child, log } = spawnServer(bin, args, {});
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`azurite exited (${child.exitCode}): ${log()}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`azurite not ready: ${log()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, port, dir, stop: async () => {
+    await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  } };
+}
+
+/** gofakes3 (in-memory S3) on loopback. */
+export async function startGofakes3(bin: string): Promise<Running> {
+  const port = await freePort();
+  const { child, log } = spawnServer(bin, ['-addr', `127.0.0.1:${port}`], {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, 30_000, child, log);
   return { url, port, stop: () => stopChild(child) };
 }
 

@@ -2,7 +2,7 @@
  * Storage URIs kserve-ts can serve: the schemes of the storage-initializer's scheme table
  * (storage-initializer/schemes.ts, pure data shared with the storage-initializer's registry,
  * so a scheme it gains is admitted here too) and local paths. KServe's controller lists more
- * schemes (hdfs, azure, hf, oci, ...); the ones kserve-ts lacks are rejected at admission
+ * schemes (oci, modelscope, git, ...); the ones kserve-ts lacks are rejected at admission
  * instead of failing in the storage initializer later.
  */
 import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';

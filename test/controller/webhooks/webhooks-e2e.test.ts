@@ -139,11 +139,11 @@ describe('webhooks against a real kube-apiserver', () => {
         body: {
           apiVersion: 'serving.kserve.io/v1beta1',
           kind: 'InferenceService',
-          metadata: { name: 'hf' },
-          spec: { predictor: { model: { modelFormat: { name: 'huggingface' }, storageUri: 'hf://org/model' } } },
+          metadata: { name: 'oci' },
+          spec: { predictor: { model: { modelFormat: { name: 'huggingface' }, storageUri: 'ftp://host/model' } } },
         },
       })
       .then(() => undefined, (e: unknown) => e);
-    expect(rejection(err)).toContain("unsupported storage URI scheme 'hf://'");
+    expect(rejection(err)).toContain("unsupported storage URI scheme 'ftp://'");
   });
 });

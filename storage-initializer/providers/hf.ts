@@ -1,0 +1,104 @@
+/**
+ * Hugging Face Hub: `hf://<owner>/<repo>[:<revision>]`, as KServe parses it (exactly two
+ * path components; the revision is a branch, tag or commit, default `main`). Plain HTTP
+ * against the Hub's REST API at HF_ENDPOINT (a mirror for air-gapped sites), with HF_TOKEN as
+ * a bearer token:
+ *   GET /api/models/<repo>/revision/<rev>              → the commit the revision names
+ *   GET /api/models/<repo>/tree/<commit>?recursive=1   → files and sizes (Link: next pages)
+ *   GET /<repo>/resolve/<commit>/<path>                → the bytes (ranged; LFS files redirect)
+ * Every file is read at the one commit resolved first, so a push during the download cannot
+ * mix two revisions. fetch drops the token on a redirect to another origin (the CDN).
+ * STORAGE_ALLOW_PATTERNS / STORAGE_IGNORE_PATTERNS filter the repo's paths as KServe's
+ * allow/ignore patterns do.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Config } from '../config.js';
+import { StorageError, networkError, statusError } from '../errors.js';
+import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
+
+export function parseHfUri(uri: string): { repo: string; revision: string } {
+  const parts = uri.replace(/^hf:\/\//i, '').split('/');
+  const [owner, model] = parts;
+  if (parts.length !== 2 || !owner || !model) throw new StorageError('invalid', "expected hf://<owner>/<model>[:<revision>]", { uri });
+  const colon = model.indexOf(':');
+  const name = colon < 0 ? model : model.slice(0, colon);
+  const revision = colon < 0 ? '' : model.slice(colon + 1);
+  if (!name) throw new StorageError('invalid', 'the model name is empty', { uri });
+  return { repo: `${owner}/${name}`, revision: revision || 'main' };
+}
+
+interface TreeEntry {
+  type: string;
+  path: string;
+  size?: number;
+  lfs?: { size?: number };
+}
+
+const NEXT_LINK = /<([^>]+)>;\s*rel="next"/;
+
+export class HfProvider implements StorageProvider {
+  readonly scheme = 'hf';
+  readonly ranged = true;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly config: Config) {
+    // identity: a decoded body would not match the sizes the listing declares.
+    this.headers = { 'user-agent': 'kserve-ts-storage-initializer', 'accept-encoding': 'identity', ...(config.hf.token ? { authorization: `Bearer ${config.hf.token}` } : {}) };
+  }
+
+  private async get(url: string, what: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { ...this.headers, ...extra }, redirect: 'follow', ...(signal ? { signal } : {}) });
+    } catch (err) {
+      throw networkError(err, what);
+    }
+    if (res.ok) return res;
+    await res.body?.cancel();
+    // The Hub names the reason in X-Error-Code (RepoNotFound, RevisionNotFound, GatedRepo...).
+    const code = res.headers.get('x-error-code') ?? '';
+    if (code === 'RepoNotFound' || code === 'RevisionNotFound' || code === 'EntryNotFound') {
+      throw new StorageError('not_found', `${what}: ${code}${res.status === 401 ? ' (or it is private and HF_TOKEN is missing or not allowed)' : ''}`);
+    }
+    if (code === 'GatedRepo') throw new StorageError('access_denied', `${what}: gated repository, HF_TOKEN must belong to an account that accepted its terms`);
+    throw statusError(res.status, what, code);
+  }
+
+  async list(uri: string): Promise<Listing> {
+    const { repo, revision } = parseHfUri(uri);
+    const base = this.config.hf.endpoint;
+    const rev = await (await this.get(`${base}/api/models/${repo}/revision/${encodeURIComponent(revision)}`, `hf://${repo}:${revision}`)).json() as { sha?: unknown };
+    if (typeof rev.sha !== 'string' || !/^[0-9a-f]{40}$/.test(rev.sha)) throw new StorageError('invalid', `hf://${repo}:${revision}: the Hub named no commit for the revision`);
+    const commit = rev.sha;
+    const objects: RemoteObject[] = [];
+    let next: string | undefined = `${base}/api/models/${repo}/tree/${commit}?recursive=true`;
+    for (let page = 0; next; page++) {
+      if (page >= this.config.limits.maxFiles) throw new StorageError('invalid', `hf://${repo}: more listing pages than STORAGE_MAX_FILES`);
+      const res = await this.get(next, `listing hf://${repo}:${revision}`);
+      const entries = (await res.json()) as TreeEntry[];
+      if (!Array.isArray(entries)) throw new StorageError('invalid', `listing hf://${repo}:${revision}: not a file list`);
+      for (const e of entries) {
+        if (e.type !== 'file' || typeof e.path !== 'string') continue;
+        objects.push({ key: e.path, size: e.lfs?.size ?? e.size, ref: `${base}/${repo}/resolve/${commit}/${e.path.split('/').map(encodeURIComponent).join('/')}` });
+      }
+      const link = NEXT_LINK.exec(res.headers.get('link') ?? '')?.[1];
+      next = link ? new URL(link, base).href : undefined;
+    }
+    if (objects.length === 0) throw new StorageError('not_found', `hf://${repo}:${revision} has no files`);
+    return { single: false, objects };
+  }
+
+  async read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject> {
+    const url = object.ref as string;
+    const what = `hf ${object.key}`;
+    const res = await this.get(url, what, range ? { range: `bytes=${range.start}-${range.end}` } : {}, signal);
+    if (range && res.status !== 206) {
+      await res.body?.cancel();
+      throw new StorageError('invalid', `${what}: the Hub ignored the byte range (HTTP ${res.status})`);
+    }
+    if (!res.body) throw new StorageError('unreachable', `${what}: no body`, { retryable: true });
+    const length = Number(res.headers.get('content-length') ?? Number.NaN);
+    return { body: Readable.fromWeb(res.body as WebReadableStream), length: Number.isFinite(length) ? length : undefined };
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * storage-initializer against Azurite (the Azure Storage emulator, from npm) on loopback,
+ * with each credential kind Azurite can check: account key, SAS and anonymous (public
+ * container). URIs keep KServe's form (https://<account>.blob.core.windows.net/...);
+ * STORAGE_AZURE_BLOB_ENDPOINT points the account at Azurite.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { BlobServiceClient, ContainerSASPermissions, StorageSharedKeyCredential, generateBlobSASQueryParameters } from '@azure/storage-blob';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makeTar, runSi, startAzurite, startProxy, tempDir, type Running } from './helpers.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const ACCOUNT_URI = `https://${AZURITE_ACCOUNT}.blob.core.windows.net`;
+
+describe('storage-initializer Azure Blob (Azurite)', () => {
+  let azurite: Running;
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  const big = randomBytes(20 * 1024 * 1024 + 123);
+  let env: Record<string, string>;
+  let sas: string;
+  const dest = () => {
+    const d = tempDir();
+    dirs.push(d);
+    return path.join(d, 'models');
+  };
+
+  beforeAll(async () => {
+    azurite = await startAzurite(installServers().azurite);
+    stops.push(azurite.stop);
+    const endpoint = `${azurite.url}/${AZURITE_ACCOUNT}`;
+    env = { STORAGE_AZURE_BLOB_ENDPOINT: endpoint };
+    const key = new StorageSharedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY);
+    const svc = new BlobServiceClient(endpoint, key);
+    const priv = svc.getContainerClient('models');
+    await priv.create();
+    const pub = svc.getContainerClient('public');
+    await pub.create({ access: 'container' });
+    const put = (c: typeof priv, name: string, body: Buffer | string) => c.getBlockBlobClient(name).uploadData(Buffer.from(body));
+    await Promise.all([
+      put(priv, 'model/a.onnx', 'onnx-bytes'),
+      put(priv, 'model/sub/b.bin', 'b-bytes'),
+      put(priv, 'model-v2/x.onnx', 'sibling, must not be pulled'),
+      put(priv, 'big/weights.bin', big),
+      put(priv, 'single/model.onnx', 'single-bytes'),
+      put(priv, 'archives/model.tar', makeTar([{ name: 'm/m.onnx', content: 'from-tar' }])),
+      put(pub, 'm/p.onnx', 'public'),
+    ]);
+    sas = generateBlobSASQueryParameters({ containerName: 'models', permissions: ContainerSASPermissions.parse('rl'), expiresOn: new Date(Date.now() + 3600_000) }, key).toString();
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(stops.map((s) => s()));
+    cleanup(...dirs);
+  });
+
+  it('downloads a prefix with the account key (AZURE_STORAGE_ACCESS_KEY), whole segments only', async () => {
+    const d = dest();
+    const r = await runSi([`${ACCOUNT_URI}/models/model`, d], { ...env, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY });
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(d)).toEqual(['a.onnx', 'sub/b.bin']);
+    expect(readFileSync(path.join(d, 'sub/b.bin'), 'utf8')).toBe('b-bytes');
+    expect(r.out).not.toContain(AZURITE_KEY);
+  });
+
+  it('downloads a single blob to <dest>/<basename> and unpacks a single tar blob', async () => {
+    const d = dest();
+    const r = await runSi([`${ACCOUNT_URI}/models/single/model.onnx`, d, `${ACCOUNT_URI}/models/archives/model.tar`, `${d}-tar`], { ...env, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY });
+    dirs.push(`${d}-tar`);
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(d)).toEqual(['model.onnx']);
+    expect(readFileSync(path.join(`${d}-tar`, 'm/m.onnx'), 'utf8')).toBe('from-tar');
+  });
+
+  it('splits a large blob into ranged reads and verifies its Content-MD5', async () => {
+    const proxy = await startProxy(azurite.port);
+    stops.push(proxy.stop);
+    const d = dest();
+    const r = await runSi([`${ACCOUNT_URI}/models/big`, d], { STORAGE_AZURE_BLOB_ENDPOINT: `${proxy.url}/${AZURITE_ACCOUNT}`, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY, STORAGE_PART_SIZE: String(4 * 1024 * 1024) });
+    expect(r.code, r.out).toBe(0);
+    expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(big));
+    expect(proxy.requests.filter((q) => /\r\nx-ms-range: bytes=\d+-\d+|\r\nrange: bytes=\d+-\d+/i.test(q)).length).toBe(6);
+  });
+
+  it('rejects corrupted bytes against the blob Content-MD5', async () => {
+    const proxy = await startProxy(azurite.port, { corrupt: { from: 'b-bytes', to: 'B-BYTES' } });
+    stops.push(proxy.stop);
+    const d = dest();
+    const r = await runSi([`${ACCOUNT_URI}/models/model`, d], { STORAGE_AZURE_BLOB_ENDPOINT: `${proxy.url}/${AZURITE_ACCOUNT}`, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/checksum mismatch: sub\/b\.bin: MD5/);
+  });
+
+  it('uses a SAS carried in the URI query and never prints its signature', async () => {
+    const d = dest();
+    const r = await runSi([`${ACCOUNT_URI}/models/model?${sas}`, d], env);
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(d)).toEqual(['a.onnx', 'sub/b.bin']);
+    const sig = new URLSearchParams(sas).get('sig')!;
+    expect(r.out).not.toContain(sig);
+    expect(r.out).not.toContain(encodeURIComponent(sig));
+  });
+
+  it('reads a public container anonymously, and reports access denied for a private one', async () => {
+    const d = dest();
+    const ok = await runSi([`${ACCOUNT_URI}/public/m`, d], env);
+    expect(ok.code, ok.out).toBe(0);
+    expect(readFileSync(path.join(d, 'p.onnx'), 'utf8')).toBe('public');
+    const denied = await runSi([`${ACCOUNT_URI}/models/model`, dest()], env);
+    expect(denied.code).toBe(1);
+    expect(denied.out).toMatch(/error: https:\/\/devstoreaccount1\.blob\.core\.windows\.net\/models\/model: (access denied|not found)/);
+  });
+
+  it('reports a wrong account key as access denied without printing it, and a missing prefix as not found', async () => {
+    const wrong = Buffer.from('not-the-key-not-the-key-not-the-key').toString('base64');
+    const r = await runSi([`${ACCOUNT_URI}/models/model`, dest()], { ...env, AZURE_STORAGE_ACCESS_KEY: wrong });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/access denied/);
+    expect(r.out).not.toContain(wrong);
+    const missing = await runSi([`${ACCOUNT_URI}/models/nothing-here`, dest()], { ...env, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY });
+    expect(missing.code).toBe(1);
+    expect(missing.out).toMatch(/not found: no blob/);
+  });
+
+  it('refuses Azure Files shares with a clear line, and an incomplete service principal', async () => {
+    const files = await runSi(['https://acct.file.core.windows.net/share/model', dest()], {});
+    expect(files.code).toBe(1);
+    expect(files.out).toMatch(/unsupported storage scheme: Azure Files shares are not supported/);
+    const sp = await runSi([`${ACCOUNT_URI}/models/model`, dest()], { ...env, AZ_CLIENT_ID: 'client' });
+    expect(sp.code).toBe(1);
+    expect(sp.out).toMatch(/AZ_CLIENT_ID is set but AZ_TENANT_ID is not/);
+  });
+});
