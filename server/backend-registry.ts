@@ -1,6 +1,7 @@
 /** Backends keyed by name (and aliases); model folders are matched to a backend by `detect`. */
 import { readdir } from 'node:fs/promises';
 import { errors } from '../protocols/errors.js';
+import type { FlagSpec } from '../cli/flags.js';
 import type { Backend } from './backend.js';
 
 /** Names of the plain files in `dir` (none when it cannot be read). */
@@ -23,6 +24,16 @@ export class BackendRegistry {
     }
     this.#ordered.push(backend);
     return this;
+  }
+
+  /** Every backend, in registration order (the order `detect` is tried). */
+  all(): readonly Backend[] {
+    return this.#ordered;
+  }
+
+  /** Every backend's own server flags, for the shared CLI table. */
+  flags(): FlagSpec[] {
+    return this.#ordered.flatMap((b) => b.flags);
   }
 
   get(name: string): Backend {

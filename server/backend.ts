@@ -14,20 +14,14 @@
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
 import type { Logger } from 'pino';
-import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { FlagSpec, Flags } from '../cli/flags.js';
+import type { SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
 import type { ModelConfig } from './repository/model-config.js';
 
-export interface LoadOptions {
-  /** Ordered preference, e.g. ['cuda', 'cpu']; a backend falls back along the list. */
-  readonly executionProviders: readonly string[];
-  /** Threads for one operator's parallel work; 0 lets the runtime decide. */
-  readonly intraOpThreads: number;
-  readonly interOpThreads: number;
-  /**
-   * A model whose warm-up inference takes at most this many microseconds may also run small
-   * requests on the main thread (no worker hand-off); 0 keeps every request off the event loop.
-   */
-  readonly inlineMaxMicros: number;
+/** What every backend gets at load, whatever its own options. */
+export interface LoadContext {
+  /** Threads one model's operators may use: --intra_op_threads, already divided among worker processes. */
+  readonly threads: number;
   readonly logger: Logger;
 }
 
@@ -50,17 +44,18 @@ export interface ModelInstance {
   /**
    * Named signatures (TensorFlow SignatureDefs), for models that have them; the default
    * first, and `inputs`/`outputs` describe it. A request chooses one with the
-   * `signature_name` parameter (protocols/signature.ts); the data plane selects it, validates
-   * the request against it and, when the request names no outputs, asks for all of its
-   * outputs. Models without signatures leave this undefined and ignore the parameter.
+   * `signature_name` parameter (protocols/signature.ts); the request's scope selects it,
+   * validates the request against it and, when the request names no outputs, asks for all of
+   * its outputs. Models without signatures leave this undefined and ignore the parameter.
    */
   readonly signatures?: readonly SignatureDef[];
   /**
    * Runs one inference and returns the outputs named in `outputNames`, in that order.
-   * `parameters` are the request's protocol parameters, for backends that take options per
-   * request (e.g. a signature name); backends ignore the ones they do not know.
+   * `signature` is the name of the signature the request's scope resolved (once, from its
+   * `signature_name` parameter; server/inference-scope.ts), for models with `signatures`;
+   * undefined otherwise. Backends look it up, never choose it again.
    */
-  infer(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): Promise<Tensor[]>;
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]>;
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
   unload(): Promise<void>;
   /**
@@ -70,15 +65,36 @@ export interface ModelInstance {
   onFailure(listener: (err: Error) => void): void;
 }
 
-export interface Backend {
+/**
+ * One model format's runtime. Backends own their options, as Triton's do:
+ * - `flags`: the server flags it reads (e.g. onnx's --execution_providers), declared in the
+ *   shared CLI table and parsed with the server's own at start-up; `settings` turns their
+ *   values into its typed settings once, failing (FlagError) on a malformed value. A flag
+ *   given on the command line is logged once as not applying when a model of another backend
+ *   loads (model-repository.ts), never silently dropped.
+ * - `modelOptions`: a model's options from those settings and its config.pbtxt `parameters`;
+ *   a key it does not read, or a malformed value, refuses the load with a message naming it.
+ * Methods, not function properties: a registry holds every backend as Backend<unknown, unknown>.
+ */
+export interface Backend<Settings = unknown, Options = unknown> {
   /** Registry key and config `backend` name, e.g. "onnx". */
   readonly name: string;
   /** Other names that select this backend: Triton `platform`/`backend` values. */
   readonly aliases: readonly string[];
+  readonly flags: readonly FlagSpec[];
+  settings(flags: Flags): Settings;
+  /**
+   * Process-wide set-up, called on the main thread by createServer before any model loads or
+   * any worker thread exists: the one place a backend may set environment that a native
+   * library reads with getenv(). Never called while loading; must be idempotent (embedders
+   * may create several servers in one process).
+   */
+  prepareProcess?(settings: Settings): void;
+  modelOptions(settings: Settings, parameters: ReadonlyMap<string, string>): Options;
   /**
    * The model file this backend would load from `dir`, or undefined if none is there.
    * `files` are the names of the plain files in `dir`, listed once by the registry.
    */
   detect(dir: string, files: readonly string[]): Promise<string | undefined>;
-  load(spec: LoadSpec, options: LoadOptions): Promise<ModelInstance>;
+  load(spec: LoadSpec, options: Options, context: LoadContext): Promise<ModelInstance>;
 }

@@ -1,6 +1,18 @@
 /** Flag parsing: KServe's names and defaults, spellings, validation and warnings. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseServeArgs, usableCpus } from './config.js';
+import { BackendSettings } from './backend-settings.js';
+import { onnxSettings } from './backends/onnx/onnx-options.js';
+import { ConfigError, parseServeArgs as parseWith, usableCpus } from './config.js';
+import { defaultBackends } from './server.js';
+
+const backends = defaultBackends();
+/** As `kserve-ts serve` parses: the server's flags and every default backend's. */
+const parseServeArgs = (argv: string[], env: NodeJS.ProcessEnv) => {
+  const parsed = parseWith(argv, env, backends.flags());
+  new BackendSettings(backends, parsed.config.flags);
+  return parsed;
+};
+const onnx = (argv: string[]) => onnxSettings(parseServeArgs(argv, {}).config.flags);
 
 describe('parseServeArgs', () => {
   it("defaults to KServe's ports and limits", () => {
@@ -15,11 +27,10 @@ describe('parseServeArgs', () => {
       grpcMaxSendMessageLength: 8 * 1024 * 1024,
       grpcMaxReceiveMessageLength: 8 * 1024 * 1024,
       restMaxBodyBytes: 256 * 1024 * 1024,
-      executionProviders: ['cpu'],
       intraOpThreads: usableCpus(),
-      inlineMaxMicros: 100,
       logLevel: 'info',
     });
+    expect(onnx([])).toEqual({ executionProviders: ['cpu'], interOpThreads: 1, inlineMaxMicros: 100, telemetry: false });
     expect(warnings).toEqual([]);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -33,11 +44,19 @@ describe('parseServeArgs', () => {
     [['--enable_docs_url'], { enableDocsUrl: true }],
     [['--model_name={{.Name}}', '--model_dir=/mnt/models'], { modelName: '{{.Name}}', modelDir: '/mnt/models' }],
     [['--grpc_max_receive_message_length', '-1'], { grpcMaxReceiveMessageLength: -1 }],
-    [['--execution_providers', 'CUDA, cpu'], { executionProviders: ['cuda', 'cpu'] }],
     [['--log_level', 'warning'], { logLevel: 'warn' }],
-    [['--inline_max_us', '0'], { inlineMaxMicros: 0 }],
   ])('%j', (argv, expected) => {
     expect(parseServeArgs(argv, {}).config).toMatchObject(expected);
+  });
+
+  it.each([
+    [['--execution_providers', 'CUDA, cpu'], { executionProviders: ['cuda', 'cpu'] }],
+    [['--execution-providers=cuda'], { executionProviders: ['cuda'] }],
+    [['--inline_max_us', '0'], { inlineMaxMicros: 0 }],
+    [['--enable_ort_telemetry'], { telemetry: true }],
+    [['--inter_op_threads', '3'], { interOpThreads: 3 }],
+  ])('onnx backend flag %j', (argv, expected) => {
+    expect(onnx(argv)).toMatchObject(expected);
   });
 
   it('divides operator threads among worker processes', () => {

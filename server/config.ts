@@ -1,11 +1,14 @@
 /**
  * Server configuration: parsed and validated once at start-up from argv and environment,
  * then frozen and passed down. Flag names and defaults follow KServe's model server
- * (underscored: `--http_port 8080`); `--flag value`, `--flag=value` and hyphenated
- * spellings are all accepted. Unknown flags produce warnings, never failures.
+ * (underscored: `--http_port 8080`); the shared parser (cli/flags.ts) accepts `--flag value`,
+ * `--flag=value` and hyphenated spellings. Backends declare their own flags (Backend.flags)
+ * and read them from `flags`; this file knows only the server's. Unknown flags produce
+ * warnings, never failures, as KServe runtimes pass flags of their own.
  */
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
+import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../cli/flags.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -22,14 +25,8 @@ export interface ServerConfig {
   readonly restMaxBodyBytes: number;
   readonly grpcMaxSendMessageLength: number;
   readonly grpcMaxReceiveMessageLength: number;
-  readonly executionProviders: readonly string[];
-  /** 0 = one per CPU this process may use (cgroup quota aware). */
+  /** Threads one model's operators may use: 0 on the command line = the CPUs this process may use (cgroup quota aware), divided among worker processes. */
   readonly intraOpThreads: number;
-  readonly interOpThreads: number;
-  /** Tiny models (warm-up ≤ this many µs) also run small requests on the main thread; 0 = never. */
-  readonly inlineMaxMicros: number;
-  /** onnxruntime's own telemetry (an upload to Microsoft); off unless asked for. */
-  readonly ortTelemetry: boolean;
   /** Bounded wait for in-flight requests on SIGTERM/SIGINT and on unload (seconds). */
   readonly gracePeriodSeconds: number;
   /**
@@ -38,40 +35,35 @@ export interface ServerConfig {
    * after a failed readiness probe, and traffic sent meanwhile must not be refused.
    */
   readonly shutdownDelaySeconds: number;
-}
-
-type Kind = 'int' | 'bool' | 'string' | 'list';
-interface FlagSpec {
-  readonly key: keyof ServerConfig | undefined;
-  readonly kind: Kind;
-  readonly dflt: string;
-  readonly help: string;
+  /** The whole parsed command line: backends read their own flags from it (BackendSettings). */
+  readonly flags: Flags;
 }
 
 const MiB = 1024 * 1024;
 
-/** Every flag, with its default and units. Flags with `key: undefined` are accepted for KServe compatibility and have no effect. */
-export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
-  ['http_port', { key: 'httpPort', kind: 'int', dflt: '8080', help: 'REST port' }],
-  ['http_host', { key: 'httpHost', kind: 'string', dflt: '0.0.0.0', help: 'address the REST and gRPC servers bind' }],
-  ['grpc_port', { key: 'grpcPort', kind: 'int', dflt: '8081', help: 'gRPC port' }],
-  ['enable_grpc', { key: 'enableGrpc', kind: 'bool', dflt: 'true', help: 'serve the V2 gRPC protocol' }],
-  ['enable_docs_url', { key: 'enableDocsUrl', kind: 'bool', dflt: 'false', help: 'serve Swagger UI at /docs' }],
-  ['workers', { key: 'workers', kind: 'int', dflt: '1', help: 'server processes sharing the ports; operator threads are divided among them' }],
-  ['model_name', { key: 'modelName', kind: 'string', dflt: 'model', help: 'name of the model in --model_dir' }],
-  ['model_dir', { key: 'modelDir', kind: 'string', dflt: '', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' }],
-  ['model_repository', { key: 'modelRepository', kind: 'string', dflt: '', help: 'folder with one sub-folder per model (Triton layout)' }],
-  ['log_level', { key: 'logLevel', kind: 'string', dflt: 'info', help: 'trace, debug, info, warn, error (env KSERVE_LOGLEVEL)' }],
-  ['rest_max_body_bytes', { key: 'restMaxBodyBytes', kind: 'int', dflt: String(256 * MiB), help: 'largest REST request body (bytes)' }],
-  ['grpc_max_send_message_length', { key: 'grpcMaxSendMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC response (bytes; -1 = no limit)' }],
-  ['grpc_max_receive_message_length', { key: 'grpcMaxReceiveMessageLength', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC request (bytes; -1 = no limit)' }],
-  ['execution_providers', { key: 'executionProviders', kind: 'list', dflt: 'cpu', help: 'onnxruntime providers in order of preference, e.g. cuda,cpu' }],
-  ['intra_op_threads', { key: 'intraOpThreads', kind: 'int', dflt: '0', help: 'threads per operator; 0 = CPUs available to the process' }],
-  ['inline_max_us', { key: 'inlineMaxMicros', kind: 'int', dflt: '100', help: 'a model whose batch-1 inference takes at most this many µs also runs small requests on the main thread, skipping the worker hand-off; 0 = always a worker thread' }],
-  ['inter_op_threads', { key: 'interOpThreads', kind: 'int', dflt: '1', help: 'threads across independent operators' }],
-  ['enable_ort_telemetry', { key: 'ortTelemetry', kind: 'bool', dflt: 'false', help: "let onnxruntime send its usage telemetry to Microsoft (off: the server makes no outbound connection)" }],
-  ['grace_period_seconds', { key: 'gracePeriodSeconds', kind: 'int', dflt: '30', help: 'drain time on shutdown and unload (seconds)' }],
-  ['shutdown_delay_seconds', { key: 'shutdownDelaySeconds', kind: 'int', dflt: '2', help: 'on SIGTERM, report not ready and keep serving this long before closing the listeners, so endpoints drop the pod first (seconds; SIGINT skips it)' }],
+/** The server's own flags, with defaults and units; backends add theirs (Backend.flags). */
+export const SERVER_FLAGS: readonly FlagSpec[] = [
+  { name: 'http_port', kind: 'int', dflt: '8080', help: 'REST port' },
+  { name: 'http_host', kind: 'string', dflt: '0.0.0.0', placeholder: 'ADDR', help: 'address the REST and gRPC servers bind' },
+  { name: 'grpc_port', kind: 'int', dflt: '8081', help: 'gRPC port' },
+  { name: 'enable_grpc', kind: 'bool', dflt: 'true', help: 'serve the V2 gRPC protocol' },
+  { name: 'enable_docs_url', kind: 'bool', dflt: 'false', help: 'serve Swagger UI at /docs' },
+  { name: 'workers', kind: 'int', dflt: '1', help: 'server processes sharing the ports; operator threads are divided among them' },
+  { name: 'model_name', kind: 'string', dflt: 'model', placeholder: 'NAME', help: 'name of the model in --model_dir' },
+  { name: 'model_dir', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' },
+  { name: 'model_repository', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder with one sub-folder per model (Triton layout)' },
+  { name: 'log_level', kind: 'string', dflt: 'info', placeholder: 'LEVEL', help: 'trace, debug, info, warn, error (env KSERVE_LOGLEVEL)' },
+  { name: 'rest_max_body_bytes', kind: 'int', dflt: String(256 * MiB), help: 'largest REST request body (bytes)' },
+  { name: 'grpc_max_send_message_length', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC response (bytes; -1 = no limit)' },
+  { name: 'grpc_max_receive_message_length', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC request (bytes; -1 = no limit)' },
+  { name: 'intra_op_threads', kind: 'int', dflt: '0', help: 'threads per operator, for every backend; 0 = CPUs available to the process' },
+  { name: 'grace_period_seconds', kind: 'int', dflt: '30', help: 'drain time on shutdown and unload (seconds)' },
+  {
+    name: 'shutdown_delay_seconds',
+    kind: 'int',
+    dflt: '2',
+    help: 'on SIGTERM, report not ready and keep serving this long before closing the listeners, so endpoints drop the pod first (seconds; SIGINT skips it)',
+  },
   // Accepted because KServe runtimes pass them; they have no effect here.
   ...[
     'max_threads',
@@ -90,22 +82,11 @@ export const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
     'predictor_request_retries',
     'enable_predictor_health_check',
     'model_class_name',
-  ].map((name): [string, FlagSpec] => [name, { key: undefined, kind: 'string', dflt: '', help: 'accepted for KServe compatibility; no effect' }]),
-]);
+  ].map((name): FlagSpec => ({ name, kind: 'string', inert: true, help: 'accepted for KServe compatibility; no effect' })),
+];
 
-export class ConfigError extends Error {}
-
-function parseBool(flag: string, v: string): boolean {
-  const s = v.toLowerCase();
-  if (['true', '1', 'yes', 'y', 'on', 't'].includes(s)) return true;
-  if (['false', '0', 'no', 'n', 'off', 'f'].includes(s)) return false;
-  throw new ConfigError(`--${flag} expects true or false, got '${v}'`);
-}
-
-function parseInt10(flag: string, v: string): number {
-  if (!/^\d+$/.test(v)) throw new ConfigError(`--${flag} expects a non-negative integer, got '${v}'`);
-  return Number(v);
-}
+/** A flag's value is malformed (one line, naming the flag). */
+export { FlagError as ConfigError };
 
 /** CPUs this process may use: affinity and, on Linux, the cgroup CPU quota. */
 export function usableCpus(): number {
@@ -129,81 +110,48 @@ export function usableCpus(): number {
 
 export interface ParsedArgs {
   readonly config: ServerConfig;
-  readonly warnings: string[];
+  readonly warnings: readonly string[];
   readonly help: boolean;
 }
 
-/** Parses serve flags. Throws ConfigError with a one-line message on invalid values. */
-export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedArgs {
-  const values = new Map<string, string>();
-  const warnings: string[] = [];
-  let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--help' || arg === '-h') {
-      help = true;
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      warnings.push(`ignoring unexpected argument '${arg}'`);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('-', '_');
-    let value: string;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      const next = argv[i + 1];
-      const spec = FLAGS.get(name);
-      if (next !== undefined && !next.startsWith('--')) {
-        value = next;
-        i++;
-      } else if (spec?.kind === 'bool' || spec === undefined || spec.key === undefined) value = 'true';
-      else throw new ConfigError(`--${name} needs a value`);
-    }
-    const spec = FLAGS.get(name);
-    if (spec === undefined) warnings.push(`unknown flag --${name} ignored`);
-    else if (spec.key === undefined) warnings.push(`--${name} is accepted for KServe compatibility and has no effect`);
-    else values.set(name, value);
-  }
-
+/**
+ * Parses serve flags: the server's and `backendFlags` (every registered backend's own, which
+ * the backends parse themselves from `config.flags`). Throws ConfigError with a one-line
+ * message on invalid values.
+ */
+export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, backendFlags: readonly FlagSpec[]): ParsedArgs {
+  const flags = parseFlags(argv, [...SERVER_FLAGS, ...backendFlags], { unknown: 'warn' });
   const get = (name: string): string => {
-    const v = values.get(name);
-    if (v !== undefined) return v;
-    if (name === 'log_level' && env['KSERVE_LOGLEVEL']) return env['KSERVE_LOGLEVEL'].toLowerCase();
-    return (FLAGS.get(name) as FlagSpec).dflt;
+    if (name === 'log_level' && !flags.given(name) && env['KSERVE_LOGLEVEL']) return env['KSERVE_LOGLEVEL'].toLowerCase();
+    return flags.string(name);
   };
-  const int = (name: string) => parseInt10(name, get(name));
+  const int = (name: string) => flags.int(name);
   // gRPC's convention: -1 means no limit.
   const grpcLimit = (name: string) => (get(name).trim() === '-1' ? -1 : int(name));
   const port = (name: string) => {
     const p = int(name);
-    if (p > 65535) throw new ConfigError(`--${name} must be at most 65535, got ${p}`);
+    if (p > 65535) throw new FlagError(`--${name} must be at most 65535, got ${p}`);
     return p;
   };
 
   const logLevel = get('log_level');
   if (!['trace', 'debug', 'info', 'warn', 'warning', 'error', 'fatal', 'critical'].includes(logLevel)) {
-    throw new ConfigError(`--log_level must be one of trace, debug, info, warn, error; got '${logLevel}'`);
+    throw new FlagError(`--log_level must be one of trace, debug, info, warn, error; got '${logLevel}'`);
   }
   const modelDir = get('model_dir') || undefined;
   const modelRepository = get('model_repository') || undefined;
   if (modelDir !== undefined && modelRepository !== undefined) {
-    throw new ConfigError('--model_dir and --model_repository are mutually exclusive');
+    throw new FlagError('--model_dir and --model_repository are mutually exclusive');
   }
   const workers = int('workers');
-  if (workers < 1) throw new ConfigError('--workers must be at least 1');
-  const providers = get('execution_providers').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  for (const p of providers) {
-    if (!['cpu', 'cuda'].includes(p)) throw new ConfigError(`--execution_providers: unknown provider '${p}' (cpu, cuda)`);
-  }
+  if (workers < 1) throw new FlagError('--workers must be at least 1');
   const intra = int('intra_op_threads');
   const config: ServerConfig = {
     httpHost: get('http_host'),
     httpPort: port('http_port'),
     grpcPort: port('grpc_port'),
-    enableGrpc: parseBool('enable_grpc', get('enable_grpc')),
-    enableDocsUrl: parseBool('enable_docs_url', get('enable_docs_url')),
+    enableGrpc: flags.bool('enable_grpc'),
+    enableDocsUrl: flags.bool('enable_docs_url'),
     workers,
     modelName: get('model_name'),
     modelDir,
@@ -212,30 +160,27 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     restMaxBodyBytes: int('rest_max_body_bytes'),
     grpcMaxSendMessageLength: grpcLimit('grpc_max_send_message_length'),
     grpcMaxReceiveMessageLength: grpcLimit('grpc_max_receive_message_length'),
-    executionProviders: providers.length > 0 ? providers : ['cpu'],
     // Divided among worker processes so that N workers do not oversubscribe the CPUs.
     intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
-    interOpThreads: Math.max(1, int('inter_op_threads')),
-    inlineMaxMicros: int('inline_max_us'),
-    ortTelemetry: parseBool('enable_ort_telemetry', get('enable_ort_telemetry')),
     gracePeriodSeconds: int('grace_period_seconds'),
     shutdownDelaySeconds: Math.max(0, int('shutdown_delay_seconds')),
+    flags,
   };
-  return { config: Object.freeze(config), warnings, help };
+  return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };
 }
 
-export function helpText(): string {
-  const rows = [...FLAGS].filter(([, s]) => s.key !== undefined);
-  const width = Math.max(...rows.map(([n]) => n.length)) + 4;
-  const lines = rows.map(([n, s]) => `  --${n.padEnd(width)}${s.help}${s.dflt ? ` (default ${s.dflt})` : ''}`);
-  const compat = [...FLAGS].filter(([, s]) => s.key === undefined).map(([n]) => `--${n}`);
+export function helpText(backendFlags: readonly FlagSpec[]): string {
+  const compat = SERVER_FLAGS.filter((s) => s.inert).map((s) => `--${s.name}`);
   return [
     'Usage: kserve-ts serve [flags]',
     '',
-    'Serves ONNX models over KServe V1 and V2 (Open Inference Protocol) REST and gRPC.',
+    'Serves ONNX and TensorFlow models over KServe V1 and V2 (Open Inference Protocol) REST and gRPC.',
     '',
     'Flags:',
-    ...lines,
+    ...flagHelp(SERVER_FLAGS),
+    '',
+    'Backend flags:',
+    ...flagHelp(backendFlags),
     '',
     `Accepted for KServe compatibility, no effect: ${compat.join(' ')}`,
   ].join('\n');

@@ -31,9 +31,10 @@ export function viewOf(name: string, served: ServedVersion): ModelView {
  * The inputs and outputs a request runs against: those of the signature its `signature_name`
  * parameter selects, for models with named signatures; the model's own otherwise.
  */
-function signatureOf(model: ModelView, parameters: Parameters | undefined): Pick<SignatureDef, 'inputs' | 'outputs'> {
-  if (model.signatures === undefined) return model;
-  return selectSignature(model.signatures, parameters?.[SIGNATURE_PARAMETER]);
+function signatureOf(model: ModelView, parameters: Parameters | undefined): { io: Pick<SignatureDef, 'inputs' | 'outputs'>; name: string | undefined } {
+  if (model.signatures === undefined) return { io: model, name: undefined };
+  const sig = selectSignature(model.signatures, parameters?.[SIGNATURE_PARAMETER]);
+  return { io: sig, name: sig.name };
 }
 
 export class InferenceScope {
@@ -57,7 +58,8 @@ export class InferenceScope {
   }
 
   /**
-   * Validates the request against the selected signature and runs it. The request's input
+   * Resolves the request's signature (the one place it is chosen), validates the request
+   * against it and runs it, handing the backend the resolved name. The request's input
    * buffers may be detached by the backend: callers must not read them afterwards. Outputs
    * come back filtered and ordered as requested.
    */
@@ -65,11 +67,11 @@ export class InferenceScope {
     const { name } = this.model;
     const served = this.#lease.served;
     const sig = signatureOf(this.model, request.parameters);
-    validateRequest(name, request, sig.inputs, sig.outputs, served.config?.maxBatchSize ?? 0);
+    validateRequest(name, request, sig.io.inputs, sig.io.outputs, served.config?.maxBatchSize ?? 0);
     // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
-    const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.outputs;
+    const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.io.outputs;
     const start = performance.now();
-    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), request.parameters);
+    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name);
     this.#metrics.observe('predict', name, since(start));
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
     return { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };

@@ -3,11 +3,11 @@
  * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
  * requested (the anchor's NoModelReady), 2 for invalid flags.
  */
-import { configureOrtTelemetry } from './backends/onnx/telemetry.js';
+import { BackendSettings } from './backend-settings.js';
 import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { createLogger } from './logger.js';
-import { createServer } from './server.js';
+import { createServer, defaultBackends } from './server.js';
 
 /** The IPC channel to the primary would keep a worker alive after it has finished. */
 function leaveCluster(): void {
@@ -15,9 +15,13 @@ function leaveCluster(): void {
 }
 
 export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const backends = defaultBackends();
   let parsed;
+  let backendSettings;
   try {
-    parsed = parseServeArgs(argv, env);
+    parsed = parseServeArgs(argv, env, backends.flags());
+    // Each backend parses its own flags here, so a malformed one is a start-up error too.
+    backendSettings = new BackendSettings(backends, parsed.config.flags);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`kserve-ts serve: ${e.message}\nRun 'kserve-ts serve --help' for the flags.\n`);
@@ -26,12 +30,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     throw e;
   }
   if (parsed.help) {
-    process.stdout.write(`${helpText()}\n`);
+    process.stdout.write(`${helpText(backends.flags())}\n`);
     return 0;
   }
   const { config } = parsed;
-  // Before any onnxruntime session, worker thread or worker process exists.
-  configureOrtTelemetry(config.ortTelemetry);
   const logger = createLogger(config.logLevel);
   for (const w of parsed.warnings) logger.warn(w);
 
@@ -39,11 +41,11 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
 
   // In a worker, /metrics answers for every worker: the renderer asks the primary.
   let clusterRender: (() => Promise<string>) | undefined;
-  const server = await createServer(
-    config,
-    logger,
-    isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {},
-  );
+  const server = await createServer(config, logger, {
+    backends,
+    backendSettings,
+    ...(isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {}),
+  });
   if (isClusterWorker()) clusterRender = workerMetrics(server.metrics.registry);
   // Models load in their worker threads while the listeners bind: cold start is the longer
   // of the two, not their sum. Readiness still waits for the models.

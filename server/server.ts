@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BackendRegistry } from './backend-registry.js';
+import { BackendSettings } from './backend-settings.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
 import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';
 import type { ServerConfig } from './config.js';
@@ -48,8 +49,13 @@ function sourceFor(config: ServerConfig): ModelSource | undefined {
 export async function createServer(
   config: ServerConfig,
   logger: Logger,
-  opts: { backends?: BackendRegistry; defaultMetrics?: boolean; renderMetrics?: () => Promise<string> } = {},
+  opts: { backends?: BackendRegistry; backendSettings?: BackendSettings; defaultMetrics?: boolean; renderMetrics?: () => Promise<string> } = {},
 ): Promise<ModelServer> {
+  const backends = opts.backends ?? defaultBackends();
+  // Each backend parses its own flags from the command line the config was parsed from.
+  const backendSettings = opts.backendSettings ?? new BackendSettings(backends, config.flags);
+  // Before any model session or worker thread exists (e.g. onnxruntime's telemetry switch).
+  backendSettings.prepareProcess();
   const metrics = new Metrics({
     defaultMetrics: opts.defaultMetrics ?? true,
     ...(opts.renderMetrics !== undefined ? { render: opts.renderMetrics } : {}),
@@ -57,14 +63,9 @@ export async function createServer(
   const source = sourceFor(config) ?? { list: async () => [], locate: async () => undefined };
   const repository = new ModelRepository({
     source,
-    backends: opts.backends ?? defaultBackends(),
-    loadOptions: {
-      executionProviders: config.executionProviders,
-      intraOpThreads: config.intraOpThreads,
-      interOpThreads: config.interOpThreads,
-      inlineMaxMicros: config.inlineMaxMicros,
-      logger,
-    },
+    backends,
+    backendSettings,
+    threads: config.intraOpThreads,
     logger,
     drainTimeoutMs: config.gracePeriodSeconds * 1000,
     metrics,

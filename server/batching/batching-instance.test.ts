@@ -3,7 +3,7 @@
  * release by hand, so batch composition is deterministic (no timing).
  */
 import { describe, expect, it } from 'vitest';
-import type { Parameters, Tensor } from '../../protocols/tensor.js';
+import type { Tensor } from '../../protocols/tensor.js';
 import type { ModelInstance } from '../backend.js';
 import { BatchingInstance } from './batching-instance.js';
 import { batchKey, splitOutputs, stackInputs } from './stacking.js';
@@ -20,7 +20,7 @@ function fakeInstance(opts: { hold: boolean } = { hold: true }) {
     platform: 'fake',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [-1, -1] }],
     outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [-1, -1] }],
-    infer: async (inputs: readonly Tensor[], outputNames: readonly string[], _parameters?: Parameters) => {
+    infer: async (inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string) => {
       await new Promise<void>((release) => {
         calls.push({ inputs, release });
         if (!opts.hold) release();
@@ -76,8 +76,8 @@ describe('stacking', () => {
       { name: 'S', datatype: 'BYTES', shape: [2, 1], data: [Uint8Array.from([98]), Uint8Array.from([99])] },
       { name: 'X', datatype: 'INT64', shape: [2, 2], data: BigInt64Array.from([3n, 4n, 5n, 6n]) },
     ];
-    expect(batchKey(a, ['Y'], { p: 1 })).toBe(batchKey(b, ['Y'], { p: 1 }));
-    expect(batchKey(a, ['Y'], { p: 1 })).not.toBe(batchKey(b, ['Y'], { p: 2 }));
+    expect(batchKey(a, ['Y'], 'sig_a')).toBe(batchKey(b, ['Y'], 'sig_a'));
+    expect(batchKey(a, ['Y'], 'sig_a')).not.toBe(batchKey(b, ['Y'], 'sig_b'));
     expect(batchKey(a, ['Y'], undefined)).not.toBe(batchKey(b, ['Z'], undefined));
     const stacked = stackInputs([a, b]);
     expect(stacked.map((t) => t.shape)).toEqual([[3, 2], [3, 1]]);
@@ -130,14 +130,14 @@ describe('BatchingInstance', () => {
     expect(sizes).toEqual([1, 4, 4, 4, 2]);
   });
 
-  it('keeps requests with other trailing dims, outputs or parameters out of a batch, yet runs them all', async () => {
+  it('keeps requests with other trailing dims, outputs or signature out of a batch, yet runs them all', async () => {
     const { instance, calls } = fakeInstance();
     const { b, sizes } = batching(instance);
     const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
     const p = [
       b.infer([fp32([[1, 1]])], ['OUTPUT0']),
       b.infer([fp32([[2, 2, 2]])], ['OUTPUT0']),
-      b.infer([fp32([[3, 3]])], ['OUTPUT0'], { x: 1 }),
+      b.infer([fp32([[3, 3]])], ['OUTPUT0'], 'other_signature'),
       b.infer([fp32([[4, 4]])], ['OUTPUT0']),
       b.infer([fp32([[5, 5, 5]])], ['OUTPUT0']),
     ];

@@ -5,7 +5,7 @@
  *
  * Contract:
  * - Concurrent `infer` calls whose inputs agree on names, datatypes and every dim but the
- *   first, and that ask for the same outputs with the same parameters, are stacked along
+ *   first, and that ask for the same outputs of the same signature, are stacked along
  *   dim 0 into one inner `infer` of at most `maxBatchSize` rows (scheduling: batch-queue.ts).
  *   Others run in batches of their own. A request that cannot be batched (an input without
  *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
@@ -20,7 +20,7 @@
  * - unload: queued calls that have not started are rejected; then the inner instance unloads.
  */
 import { errors } from '../../protocols/errors.js';
-import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
+import type { SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
 import type { ModelInstance } from '../backend.js';
 import { BatchQueue } from './batch-queue.js';
 import { batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
@@ -42,7 +42,7 @@ export interface BatchObserver {
 interface Pending {
   readonly inputs: readonly Tensor[];
   readonly outputNames: readonly string[];
-  readonly parameters: Parameters | undefined;
+  readonly signature: string | undefined;
   readonly rows: number;
   readonly queuedAt: number;
   resolve(outputs: Tensor[]): void;
@@ -80,15 +80,15 @@ export class BatchingInstance implements ModelInstance {
     return this.#inner.signatures;
   }
 
-  infer(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): Promise<Tensor[]> {
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]> {
     const rows = batchRows(inputs);
     if (rows === undefined || rows < 1 || rows > this.#opts.maxBatchSize) {
       this.#opts.observer?.batchSize(rows ?? 1);
-      return this.#inner.infer(inputs, outputNames, parameters);
+      return this.#inner.infer(inputs, outputNames, signature);
     }
     return new Promise<Tensor[]>((resolve, reject) => {
-      const pending: Pending = { inputs, outputNames, parameters, rows, queuedAt: performance.now(), resolve, reject };
-      this.#queue.push(batchKey(inputs, outputNames, parameters), rows, pending);
+      const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), resolve, reject };
+      this.#queue.push(batchKey(inputs, outputNames, signature), rows, pending);
     });
   }
 
@@ -104,7 +104,7 @@ export class BatchingInstance implements ModelInstance {
     }
     let split: Tensor[][];
     try {
-      const outputs = await this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.parameters);
+      const outputs = await this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature);
       split = splitOutputs(outputs, items.map((p) => p.rows));
     } catch {
       // Isolate the failure: each request alone, so only the offending ones fail.
@@ -122,7 +122,7 @@ export class BatchingInstance implements ModelInstance {
   /** Runs one request alone and settles it; never rejects, even if the inner call throws synchronously. */
   #solo(p: Pending): Promise<void> {
     return Promise.resolve()
-      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.parameters))
+      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.signature))
       .then(p.resolve, p.reject);
   }
 

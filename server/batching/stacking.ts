@@ -4,7 +4,7 @@
  */
 import { datatypeInfo } from '../../protocols/datatypes.js';
 import type { NumericArray, TensorData } from '../../protocols/datatypes.js';
-import type { Parameters, Tensor } from '../../protocols/tensor.js';
+import type { Tensor } from '../../protocols/tensor.js';
 
 /**
  * Rows of a request (its dim 0), or undefined when it cannot be batched: an input without a
@@ -21,24 +21,13 @@ export function batchRows(inputs: readonly Tensor[]): number | undefined {
   return rows;
 }
 
-function parameterText(parameters: Parameters | undefined): string {
-  if (parameters === undefined) return '';
-  return Object.keys(parameters)
-    .sort()
-    .map((k) => {
-      const v = parameters[k];
-      return `${k}=${typeof v}:${String(v)}`;
-    })
-    .join('\u0001');
-}
-
 /**
  * Requests with equal keys can be stacked: the same inputs with the same datatypes and the
- * same dims after the first, the same outputs in the same order, the same parameters.
+ * same dims after the first, the same outputs in the same order, the same signature.
  */
-export function batchKey(inputs: readonly Tensor[], outputNames: readonly string[], parameters: Parameters | undefined): string {
+export function batchKey(inputs: readonly Tensor[], outputNames: readonly string[], signature: string | undefined): string {
   const ins = inputs.map((t) => `${t.name}\u0001${t.datatype}\u0001${t.shape.slice(1).join(',')}`).sort();
-  return `${ins.join('\u0002')}\u0003${outputNames.join('\u0002')}\u0003${parameterText(parameters)}`;
+  return `${ins.join('\u0002')}\u0003${outputNames.join('\u0002')}\u0003${signature ?? ''}`;
 }
 
 function concat(datatype: Tensor['datatype'], parts: readonly TensorData[], length: number): TensorData {

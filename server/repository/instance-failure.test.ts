@@ -8,7 +8,9 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend, ModelInstance } from '../backend.js';
+import { parseFlags } from '../../cli/flags.js';
 import { BackendRegistry } from '../backend-registry.js';
+import { BackendSettings } from '../backend-settings.js';
 import { ModelRepository } from './model-repository.js';
 import { repositorySource } from './model-source.js';
 
@@ -18,6 +20,9 @@ function breakableBackend(): { backend: Backend; instances: Array<{ fail(err: Er
   const backend: Backend = {
     name: 'breakable',
     aliases: [],
+    flags: [],
+    settings: () => undefined,
+    modelOptions: () => undefined,
     detect: async (dir) => path.join(dir, 'model.bin'),
     load: async (): Promise<ModelInstance> => {
       const listeners: Array<(err: Error) => void> = [];
@@ -45,10 +50,12 @@ describe('model instance failure', () => {
   it('marks the model failed with the cause, then reloads it', async () => {
     const { backend, instances } = breakableBackend();
     const logger = pino({ level: 'silent' });
+    const backends = new BackendRegistry().register(backend);
     const repo = new ModelRepository({
       source: repositorySource(root),
-      backends: new BackendRegistry().register(backend),
-      loadOptions: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, logger },
+      backends,
+      backendSettings: new BackendSettings(backends, parseFlags([], [])),
+      threads: 1,
       logger,
       drainTimeoutMs: 1000,
     });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { parseServeArgs } from '../../server/config.js';
-import { type ModelServer, createServer } from '../../server/server.js';
+import { type ModelServer, createServer, defaultBackends } from '../../server/server.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = path.join(ROOT, 'test/fixtures/models');
@@ -61,6 +61,7 @@ export async function startServer(flags: string[], opts: { grpc?: boolean } = {}
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
     {},
+    defaultBackends().flags(),
   );
   const server = await createServer(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
     defaultMetrics: false,

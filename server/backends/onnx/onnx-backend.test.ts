@@ -6,11 +6,12 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../../../test/helpers/server.js';
-import type { LoadOptions } from '../../backend.js';
+import type { LoadContext } from '../../backend.js';
 import { listFiles } from '../../backend-registry.js';
 import { onnxBackend } from './onnx-backend.js';
+import type { OnnxOptions } from './onnx-options.js';
 
-function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<string, unknown>> } {
+function capturingLogger(): { options: OnnxOptions; context: LoadContext; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -20,7 +21,8 @@ function capturingLogger(): { options: LoadOptions; lines: () => Array<Record<st
   });
   const logger = pino({ level: 'debug' }, stream);
   return {
-    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, logger },
+    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0 },
+    context: { threads: 1, logger },
     lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
@@ -46,9 +48,9 @@ describe('onnx backend', () => {
   });
 
   it('exposes V2 metadata from the session, with -1 for dynamic dimensions', async () => {
-    const { options } = capturingLogger();
+    const { options, context } = capturingLogger();
     const file = fixture('add_sub');
-    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     try {
       expect(m.platform).toBe('onnxruntime_onnx');
       expect(m.inputs).toEqual([
@@ -73,9 +75,9 @@ describe('onnx backend', () => {
   });
 
   it('gives each of many concurrent requests exactly its own result', async () => {
-    const { options } = capturingLogger();
+    const { options, context } = capturingLogger();
     const file = fixture('scale2_fp32');
-    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     try {
       const calls = Array.from({ length: 64 }, (_, i) =>
         m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], data: Float32Array.of(i, i + 0.5, -i) }], ['OUTPUT0']),
@@ -88,11 +90,11 @@ describe('onnx backend', () => {
   });
 
   it('survives the same output requested twice and refuses non-UTF-8 strings', async () => {
-    const { options } = capturingLogger();
+    const { options, context } = capturingLogger();
     const file = fixture('identity_bytes');
-    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     const f32 = fixture('identity_fp32');
-    const n = await onnxBackend.load({ modelName: 'n', version: undefined, dir: path.dirname(f32), file: f32, config: undefined }, options);
+    const n = await onnxBackend.load({ modelName: 'n', version: undefined, dir: path.dirname(f32), file: f32, config: undefined }, options, context);
     try {
       const twice = await n.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(3, 4) }], ['OUTPUT0', 'OUTPUT0']);
       expect(twice.map((o) => Array.from(o.data as Float32Array))).toEqual([[3, 4], [3, 4]]);
@@ -111,11 +113,12 @@ describe('onnx backend', () => {
   // no driver and no LD_LIBRARY_PATH to the CUDA libraries; test/cuda-fallback.test.ts runs
   // servers with both.
   it('falls back to cpu with one warning that says why when the CUDA provider cannot be loaded', async () => {
-    const { options, lines } = capturingLogger();
+    const { options, context, lines } = capturingLogger();
     const file = fixture('identity_fp32');
     const m = await onnxBackend.load(
       { modelName: 'gpu-model', version: undefined, dir: path.dirname(file), file, config: undefined },
       { ...options, executionProviders: ['cuda', 'cpu'] },
+      context,
     );
     try {
       const out = await m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(1.5, -2) }], ['OUTPUT0']);
@@ -130,22 +133,22 @@ describe('onnx backend', () => {
   });
 
   it('fails the load with a clear cause for bfloat16 models and for corrupt files', async () => {
-    const { options } = capturingLogger();
+    const { options, context } = capturingLogger();
     const bf16 = fixture('identity_bf16');
     await expect(
-      onnxBackend.load({ modelName: 'bf', version: undefined, dir: path.dirname(bf16), file: bf16, config: undefined }, options),
+      onnxBackend.load({ modelName: 'bf', version: undefined, dir: path.dirname(bf16), file: bf16, config: undefined }, options, context),
     ).rejects.toThrow(/bfloat16 \(BF16\).*onnxruntime-node cannot/);
     const bad = path.join(tempDir({}), 'model.onnx');
     writeFileSync(bad, 'not an onnx model');
     await expect(
-      onnxBackend.load({ modelName: 'bad', version: undefined, dir: path.dirname(bad), file: bad, config: undefined }, options),
+      onnxBackend.load({ modelName: 'bad', version: undefined, dir: path.dirname(bad), file: bad, config: undefined }, options, context),
     ).rejects.toThrow(/protobuf|parse|load/i);
   });
 
   it('fails pending requests, not the process, when its worker dies', async () => {
-    const { options } = capturingLogger();
+    const { options, context } = capturingLogger();
     const file = fixture('identity_fp32');
-    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options);
+    const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     await m.unload();
     await expect(
       m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: Float32Array.of(1) }], ['OUTPUT0']),

@@ -1,12 +1,21 @@
 /** The `onnx` backend: onnxruntime-node sessions, each in its own worker thread. */
 import path from 'node:path';
-import type { Backend, LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
+import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
 import { resolveProviders } from './execution-providers.js';
 import { OnnxInstance } from './onnx-instance.js';
+import { ONNX_FLAGS, type OnnxOptions, type OnnxSettings, onnxModelOptions, onnxSettings } from './onnx-options.js';
+import { configureOrtTelemetry } from './telemetry.js';
 
-export const onnxBackend: Backend = {
+export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
   name: 'onnx',
   aliases: ['onnxruntime', 'onnxruntime_onnx'],
+  flags: ONNX_FLAGS,
+  settings: onnxSettings,
+  modelOptions: onnxModelOptions,
+
+  prepareProcess(settings: OnnxSettings): void {
+    configureOrtTelemetry(settings.telemetry);
+  },
 
   async detect(dir: string, names: readonly string[]): Promise<string | undefined> {
     if (names.includes('model.onnx')) return path.join(dir, 'model.onnx');
@@ -18,8 +27,8 @@ export const onnxBackend: Backend = {
     return undefined;
   },
 
-  async load(spec: LoadSpec, options: LoadOptions): Promise<ModelInstance> {
-    const providers = resolveProviders(options.executionProviders, (m) => options.logger.warn({ model: spec.modelName }, m));
-    return OnnxInstance.create(spec, options, providers);
+  async load(spec: LoadSpec, options: OnnxOptions, context: LoadContext): Promise<ModelInstance> {
+    const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName }, m));
+    return OnnxInstance.create(spec, options, context, providers);
   },
 };

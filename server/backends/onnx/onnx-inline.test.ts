@@ -3,22 +3,18 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../../../test/helpers/server.js';
-import type { LoadOptions, ModelInstance } from '../../backend.js';
+import type { ModelInstance } from '../../backend.js';
 import { onnxBackend } from './onnx-backend.js';
 import { INLINE_SIZE_FACTOR } from './onnx-inline.js';
 import type { OnnxInstance } from './onnx-instance.js';
+import type { OnnxOptions } from './onnx-options.js';
 
-const options = (inlineMaxMicros: number): LoadOptions => ({
-  executionProviders: ['cpu'],
-  intraOpThreads: 1,
-  interOpThreads: 1,
-  inlineMaxMicros,
-  logger: pino({ level: 'silent' }),
-});
+const options = (inlineMaxMicros: number): OnnxOptions => ({ executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros });
+const context = { threads: 1, logger: pino({ level: 'silent' }) };
 
 async function load(name: string, inlineMaxMicros: number): Promise<ModelInstance & Pick<OnnxInstance, 'inline'>> {
   const file = fixture(name);
-  const m = await onnxBackend.load({ modelName: name, version: undefined, dir: path.dirname(file), file, config: undefined }, options(inlineMaxMicros));
+  const m = await onnxBackend.load({ modelName: name, version: undefined, dir: path.dirname(file), file, config: undefined }, options(inlineMaxMicros), context);
   await (m as OnnxInstance).inlineSettled();
   return m as ModelInstance & Pick<OnnxInstance, 'inline'>;
 }

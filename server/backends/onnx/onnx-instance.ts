@@ -10,11 +10,12 @@
 import { type NumericArray, type TensorData, isDatatype } from '../../../protocols/datatypes.js';
 import { errors } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
+import type { LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { type InlinePlan, planInline } from './onnx-inline.js';
+import type { OnnxOptions } from './onnx-options.js';
 import { ortFromV2, v2FromOrt } from './onnx-types.js';
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
@@ -105,36 +106,37 @@ export class OnnxInstance implements ModelInstance {
    * Measures the model for inline execution after it is ready, so cold start never waits
    * for it; requests meanwhile go to the worker.
    */
-  #planInline(settings: SessionSettings, spec: LoadSpec, options: LoadOptions): void {
-    this.#planning = planInline(settings, this.inputs, this.outputs, options.inlineMaxMicros, (job) =>
+  #planInline(settings: SessionSettings, spec: LoadSpec, inlineMaxMicros: number, logger: LoadContext['logger']): void {
+    this.#planning = planInline(settings, this.inputs, this.outputs, inlineMaxMicros, (job) =>
       // No transfer list: the worker gets copies and the warm-up feeds stay usable.
       this.#session.run(job, []),
     ).then(
       async ({ plan, reason }) => {
         if (plan && this.#unloaded) await plan.runner.close();
         else this.#inline = plan;
-        options.logger.debug({ model: spec.modelName, inline: this.#inline !== undefined, reason }, 'onnx inline execution');
+        logger.debug({ model: spec.modelName, inline: this.#inline !== undefined, reason }, 'onnx inline execution');
       },
       (e: unknown) => {
         // The worker session serves everything; inline is only an optimisation.
-        options.logger.warn({ model: spec.modelName, err: (e as Error).message }, 'inline session not created; using the worker only');
+        logger.warn({ model: spec.modelName, err: (e as Error).message }, 'inline session not created; using the worker only');
       },
     );
   }
 
   /** Starts a worker, loads the session there and resolves once it is ready to run. */
-  static async create(spec: LoadSpec, options: LoadOptions, providers: readonly string[]): Promise<OnnxInstance> {
+  static async create(spec: LoadSpec, options: OnnxOptions, context: LoadContext, providers: readonly string[]): Promise<OnnxInstance> {
+    const { logger } = context;
     const settings: SessionSettings = {
       modelPath: spec.file,
       executionProviders: providers,
-      intraOpThreads: options.intraOpThreads,
+      intraOpThreads: options.intraOpThreads ?? context.threads,
       interOpThreads: options.interOpThreads,
     };
     const worker = spawnWorker(import.meta.url, 'onnx-worker', { workerData: settings, name: `onnx:${spec.modelName}` });
     const session = new WorkerSession<OnnxJob, WireTensor[]>(worker, {
       label: 'onnx',
       modelName: spec.modelName,
-      logger: options.logger,
+      logger,
       explainLoadError,
     });
     const { inputs, outputs } = await session.ready((loaded: OnnxLoaded) => {
@@ -143,15 +145,15 @@ export class OnnxInstance implements ModelInstance {
         outputs: loaded.outputs.map((o) => toSpec(o, spec.modelName)),
       };
       // Info, not debug: which provider a model really runs on is what an operator asks first.
-      options.logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
+      logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
     const instance = new OnnxInstance(session, inputs, outputs);
-    instance.#planInline(settings, spec, options);
+    instance.#planInline(settings, spec, options.inlineMaxMicros, logger);
     return instance;
   }
 
-  /** onnxruntime sessions take no per-request options, so `parameters` are not used. */
+  /** ONNX models have no signatures, so there is none to look up. */
   async infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]> {
     const inline = this.#inline;
     if (inline !== undefined && fitsInline(inputs, inline.maxElements)) {

@@ -11,7 +11,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Backend, LoadOptions, LoadSpec, ModelInstance } from '../../backend.js';
+import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
+import { type ParameterReader, applyParameters, listParameter } from '../../backend-parameters.js';
 import { TfInstance } from './tf-instance.js';
 import type { TfPath, WorkerSettings } from './tf-messages.js';
 import { TFJS_NODE } from './tf-native.js';
@@ -59,9 +60,29 @@ async function isTfjsModel(file: string): Promise<boolean> {
   }
 }
 
-export const tensorflowBackend: Backend = {
+/** A model's options: its config.pbtxt parameters (the backend has no server flags of its own). */
+export interface TfOptions {
+  /** SavedModel MetaGraph tags (`saved_model_tags`, comma-separated). */
+  readonly tags: readonly string[];
+}
+
+const PARAMETERS: Readonly<Record<string, ParameterReader<TfOptions>>> = {
+  saved_model_tags: (v, o) => ({ ...o, tags: listParameter(v) }),
+};
+
+export const tensorflowBackend: Backend<undefined, TfOptions> = {
   name: 'tensorflow',
   aliases: ['tensorflow_savedmodel', 'tensorflow_tfjs', 'tfjs'],
+  flags: [],
+  settings: () => undefined,
+  modelOptions: (_settings, parameters) => applyParameters('tensorflow', { tags: ['serve'] }, parameters, PARAMETERS),
+
+  prepareProcess(): void {
+    // libtensorflow's C++ info logs go straight to stderr; keep warnings and errors only. It
+    // reads the level with getenv() on first use, so it is set here, once, before any worker
+    // thread exists, and an operator's own value wins.
+    process.env['TF_CPP_MIN_LOG_LEVEL'] ??= '1';
+  },
 
   async detect(dir: string, names: readonly string[]): Promise<string | undefined> {
     if (names.includes(SAVED_MODEL_FILE)) return path.join(dir, SAVED_MODEL_FILE);
@@ -71,7 +92,7 @@ export const tensorflowBackend: Backend = {
     return undefined;
   },
 
-  async load(spec: LoadSpec, options: LoadOptions): Promise<ModelInstance> {
+  async load(spec: LoadSpec, options: TfOptions, context: LoadContext): Promise<ModelInstance> {
     const isSavedModel = path.basename(spec.file) === SAVED_MODEL_FILE;
     const where = { model: spec.modelName, version: spec.version, file: spec.file };
     let tfPath: TfPath;
@@ -85,24 +106,21 @@ export const tensorflowBackend: Backend = {
         );
       }
       tfPath = 'native';
-      // libtensorflow's C++ info logs go straight to stderr; keep warnings and errors only.
-      process.env['TF_CPP_MIN_LOG_LEVEL'] ??= '1';
       why = `SavedModel, served by libtensorflow through ${TFJS_NODE} (${native.binding})`;
     } else {
       tfPath = 'portable';
       const native = nativeStatus();
       why = `TF.js graph model, served by @tensorflow/tfjs on its %BACKEND% backend${native.available ? '' : ` (native path unavailable: ${native.reason})`}`;
     }
-    const tags = (spec.config?.parameters.get('saved_model_tags') ?? 'serve').split(',').map((t) => t.trim()).filter((t) => t !== '');
     const settings: WorkerSettings = {
       path: tfPath,
       modelPath: isSavedModel ? path.dirname(spec.file) : spec.file,
-      tags,
+      tags: options.tags,
       wasmDir: wasmDir(),
-      threads: options.intraOpThreads,
+      threads: context.threads,
     };
-    const { instance, backend } = await TfInstance.create(settings, PLATFORMS[tfPath], spec.modelName, options.logger);
-    options.logger.info(
+    const { instance, backend } = await TfInstance.create(settings, PLATFORMS[tfPath], spec.modelName, context.logger);
+    context.logger.info(
       { ...where, path: tfPath, tfjsBackend: backend, signatures: instance.signatures.map((s) => s.name) },
       `tensorflow model ${spec.modelName} loaded on the ${tfPath} path: ${why.replace('%BACKEND%', backend)}`,
     );

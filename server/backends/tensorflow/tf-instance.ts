@@ -4,14 +4,13 @@
  *
  * Signatures: `inputs`/`outputs` describe the default signature (`serving_default`) and
  * `signatures` lists them all, the default first. A request picks one with the
- * `signature_name` parameter; the data plane validates the request against it, and this
- * instance runs it.
+ * `signature_name` parameter; the request's scope resolves it once and validates the request
+ * against it, and this instance runs the signature it is handed by name.
  */
 import type { Logger } from 'pino';
 import type { Datatype } from '../../../protocols/datatypes.js';
 import { KServeError, errors } from '../../../protocols/errors.js';
-import { SIGNATURE_PARAMETER, selectSignature } from '../../../protocols/signature.js';
-import type { Parameters, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
+import type { SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
@@ -57,12 +56,14 @@ export class TfInstance implements ModelInstance {
   readonly outputs: readonly TensorSpec[];
   /** Every signature, the default first. */
   readonly signatures: readonly TfSignature[];
+  readonly #byName: ReadonlyMap<string, TfSignature>;
   readonly #session: WorkerSession<TfJob, WireTensor[]>;
 
   private constructor(session: WorkerSession<TfJob, WireTensor[]>, platform: string, signatures: readonly TfSignature[]) {
     const first = signatures[0] as TfSignature;
     this.platform = platform;
     this.signatures = signatures;
+    this.#byName = new Map(signatures.map((sig) => [sig.name, sig]));
     // Plain specs: V2 metadata serialises these as they are.
     const plain = (t: TfSignatureTensor): TensorSpec => ({ name: t.name, datatype: t.datatype, shape: t.shape });
     this.inputs = first.inputs.map(plain);
@@ -93,8 +94,9 @@ export class TfInstance implements ModelInstance {
   }
 
   /** The job for one request: the selected signature, its feeds and the outputs to fetch. */
-  #job(inputs: readonly Tensor[], outputNames: readonly string[], parameters: Parameters | undefined): { job: TfJob; transfer: ArrayBuffer[] } {
-    const sig = selectSignature(this.signatures, parameters?.[SIGNATURE_PARAMETER]);
+  #job(inputs: readonly Tensor[], outputNames: readonly string[], signature: string | undefined): { job: TfJob; transfer: ArrayBuffer[] } {
+    const sig = signature === undefined ? (this.signatures[0] as TfSignature) : this.#byName.get(signature);
+    if (sig === undefined) throw errors.invalidInput(`no signature '${signature}'; signatures: ${[...this.#byName.keys()].join(', ')}`);
     const fetches = outputNames.map((n) => {
       const o = sig.outputs.find((s) => s.name === n);
       if (o === undefined) {
@@ -107,10 +109,10 @@ export class TfInstance implements ModelInstance {
     return { job, transfer };
   }
 
-  async infer(inputs: readonly Tensor[], outputNames: readonly string[], parameters?: Parameters): Promise<Tensor[]> {
+  async infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]> {
     let planned: { job: TfJob; transfer: ArrayBuffer[] };
     try {
-      planned = this.#job(inputs, outputNames, parameters);
+      planned = this.#job(inputs, outputNames, signature);
     } catch (e) {
       throw e instanceof KServeError ? e : errors.invalidInput((e as Error).message);
     }

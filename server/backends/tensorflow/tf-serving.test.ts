@@ -317,10 +317,9 @@ describe.skipIf(!native.available)('native and portable paths agree', () => {
     const { tensorflowBackend } = await import('./tf-backend.js');
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
-    const options = { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, logger };
     for (const dir of [`${repo.dir}/saved/1`, `${repo.dir}/tfjs`]) {
       const file = (await tensorflowBackend.detect(dir, await listFiles(dir))) as string;
-      const m = await tensorflowBackend.load({ modelName: 'm', version: undefined, dir, file, config: undefined }, options);
+      const m = await tensorflowBackend.load({ modelName: 'm', version: undefined, dir, file, config: undefined }, { tags: ['serve'] }, { threads: 1, logger });
       await m.unload();
     }
     const msgs = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);

@@ -16,9 +16,10 @@ async function load(warnings: string[]): Promise<Engine> {
   return (await import('./tf-portable.js')).loadPortable(settings, warnings);
 }
 
-async function run(engine: Engine, job: TfJob, transfer: Set<ArrayBuffer>): Promise<WireTensor[]> {
+/** The job names the signature the main thread resolved; the worker only looks it up. */
+async function run(engine: Engine, signatures: ReadonlyMap<string, Engine['signatures'][number]>, job: TfJob, transfer: Set<ArrayBuffer>): Promise<WireTensor[]> {
   const { tf } = engine;
-  const sig = engine.signatures.find((s) => s.name === job.signature);
+  const sig = signatures.get(job.signature);
   if (sig === undefined) throw new Error(`no signature '${job.signature}'`);
   const feeds: Record<string, TfTensor> = {};
   let outs: TfTensor[] = [];
@@ -46,8 +47,9 @@ async function run(engine: Engine, job: TfJob, transfer: Set<ArrayBuffer>): Prom
 
 void serveJobs<TfLoaded, TfJob, WireTensor[]>(async (warnings) => {
   const engine = await load(warnings);
+  const signatures = new Map(engine.signatures.map((s) => [s.name, s]));
   return {
     loaded: { signatures: [...engine.signatures], backend: engine.backend },
-    runner: { run: (job, transfer) => run(engine, job, transfer), close: () => engine.dispose() },
+    runner: { run: (job, transfer) => run(engine, signatures, job, transfer), close: () => engine.dispose() },
   };
 });
