@@ -38,8 +38,8 @@ export class FlagError extends Error {}
 export interface ParseOptions {
   /** What an undeclared flag is: an error (default) or a warning. */
   readonly unknown?: 'error' | 'warn';
-  /** Words that are not flags: collected (`true`) or warned about and ignored (`false`, default). */
-  readonly positionals?: boolean;
+  /** Words that are not flags: collected, warned about and ignored (default), or an error. */
+  readonly positionals?: 'collect' | 'warn' | 'error';
 }
 
 const TRUE = new Set(['true', '1', 'yes', 'y', 'on', 't']);
@@ -142,7 +142,8 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
       continue;
     }
     if (!arg.startsWith('--') || arg === '--') {
-      if (opts.positionals) positionals.push(arg);
+      if (opts.positionals === 'collect') positionals.push(arg);
+      else if (opts.positionals === 'error') throw new FlagError(`unexpected argument '${arg}'`);
       else warnings.push(`ignoring unexpected argument '${arg}'`);
       continue;
     }
@@ -154,7 +155,7 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
     if (value === undefined) {
       if (spec?.kind === 'bool') {
         const literal = next !== undefined && (TRUE.has(next.toLowerCase()) || FALSE.has(next.toLowerCase()));
-        if (next !== undefined && !next.startsWith('--') && (literal || !opts.positionals)) value = argv[++i] as string;
+        if (next !== undefined && !next.startsWith('--') && (literal || opts.positionals !== 'collect')) value = argv[++i] as string;
         else value = 'true';
       } else if (next !== undefined && !next.startsWith('--')) value = argv[++i] as string;
       else if (spec === undefined || spec.inert) value = '';

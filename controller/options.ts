@@ -1,10 +1,11 @@
 /**
- * `kserve-ts controller` flags, parsed and validated once at start-up (node:util
- * parseArgs, strict: an unknown flag is an error naming it). Durations are in seconds on
- * the command line, as controller-runtime's flags are.
+ * `kserve-ts controller` flags, parsed and validated once at start-up with the shared
+ * parser (cli/flags.ts: `--flag value`, `--flag=value`, `--health-port` or `--health_port`;
+ * an unknown flag is an error naming it). Durations are in seconds on the command line, as
+ * controller-runtime's flags are.
  */
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
+import { FlagError, type FlagSpec, flagHelp, parseFlags } from '../cli/flags.js';
 
 export interface ControllerConfig {
   readonly kubeconfig: string | undefined;
@@ -37,106 +38,83 @@ export interface ControllerConfig {
   readonly logLevel: string;
 }
 
-export class OptionsError extends Error {}
+/** A malformed or unknown flag (one line, naming it). */
+export { FlagError as OptionsError };
 
-export const CONTROLLER_USAGE = `Usage: kserve-ts controller [flags]
+export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
+  { name: 'kubeconfig', kind: 'string', placeholder: 'PATH', help: 'kubeconfig file (default: $KUBECONFIG, else in-cluster)' },
+  { name: 'namespace', kind: 'string', placeholder: 'NS', help: 'where inferenceservice-config and the leader Lease live (default: $POD_NAMESPACE or kserve)' },
+  { name: 'health-port', kind: 'int', dflt: '8081', help: '/healthz, /readyz and /metrics' },
+  { name: 'health-host', kind: 'string', dflt: '0.0.0.0', placeholder: 'ADDR', help: 'address of the health server' },
+  { name: 'webhook-port', kind: 'int', dflt: '9443', help: 'admission webhooks over HTTPS; 0 = off' },
+  { name: 'webhook-host', kind: 'string', dflt: '0.0.0.0', placeholder: 'ADDR', help: 'address of the webhook server' },
+  { name: 'cert-dir', kind: 'string', placeholder: 'DIR', help: 'tls.crt / tls.key of the webhook server; unset = self-signed CA generated at start-up' },
+  {
+    name: 'cert-secret',
+    kind: 'string',
+    dflt: 'kserve-ts-webhook-cert',
+    placeholder: 'NAME',
+    help: "Secret in --namespace that shares the generated certificate among replicas ('' = each process generates its own)",
+  },
+  { name: 'cert-host', kind: 'string', repeatable: true, placeholder: 'NAME', help: 'extra DNS name or IP for the generated certificate (repeatable)' },
+  { name: 'webhook-url', kind: 'string', placeholder: 'URL', help: 'register the webhook configurations pointing at URL (development, tests)' },
+  { name: 'webhook-service', kind: 'string', placeholder: 'NS/NAME', help: 'register them pointing at a Service, with the generated CA bundle' },
+  { name: 'install-crds', kind: 'bool', dflt: 'false', help: 'apply the CRDs from controller/crds at start-up' },
+  { name: 'leader-elect', kind: 'bool', dflt: 'true', help: 'one active replica via a Lease' },
+  { name: 'lease-name', kind: 'string', dflt: 'kserve-ts-controller', placeholder: 'NAME', help: 'name of the leader Lease' },
+  { name: 'identity', kind: 'string', placeholder: 'ID', help: "this replica's lease identity (default: hostname + pid)" },
+  { name: 'lease-duration', kind: 'string', dflt: '15', placeholder: 'S', help: 'seconds a lease lasts' },
+  { name: 'renew-deadline', kind: 'string', dflt: '10', placeholder: 'S', help: 'seconds the leader has to renew' },
+  { name: 'retry-period', kind: 'string', dflt: '2', placeholder: 'S', help: 'seconds between lease attempts' },
+  { name: 'resync-period', kind: 'string', dflt: '600', placeholder: 'S', help: 're-reconcile every InferenceService this often' },
+  { name: 'concurrency', kind: 'int', dflt: '2', help: 'reconciles in flight' },
+  { name: 'log-level', kind: 'string', dflt: 'info', placeholder: 'LEVEL', help: 'trace, debug, info, warn, error' },
+];
 
-  --kubeconfig PATH            kubeconfig file (default: $KUBECONFIG, else in-cluster)
-  --namespace NS               where inferenceservice-config and the leader Lease live (default: $POD_NAMESPACE or kserve)
-  --health-port N              /healthz, /readyz and /metrics (default 8081)
-  --health-host ADDR           (default 0.0.0.0)
-  --webhook-port N             admission webhooks over HTTPS; 0 = off (default 9443)
-  --webhook-host ADDR          (default 0.0.0.0)
-  --cert-dir DIR               tls.crt / tls.key of the webhook server; unset = self-signed CA generated at start-up
-  --cert-secret NAME           Secret in --namespace that shares the generated certificate among replicas
-                               (default kserve-ts-webhook-cert; '' = each process generates its own)
-  --cert-host NAME             extra DNS name or IP for the generated certificate (repeatable)
-  --webhook-url URL            register the webhook configurations pointing at URL (development, tests)
-  --webhook-service NS/NAME    register them pointing at a Service, with the generated CA bundle
-  --install-crds               apply the CRDs from controller/crds at start-up
-  --leader-elect BOOL          one active replica via a Lease (default true)
-  --lease-name NAME            (default kserve-ts-controller)
-  --identity ID                this replica's lease identity (default: hostname + pid)
-  --lease-duration S           (default 15)
-  --renew-deadline S           (default 10)
-  --retry-period S             (default 2)
-  --resync-period S            re-reconcile every InferenceService this often (default 600)
-  --concurrency N              reconciles in flight (default 2)
-  --log-level LEVEL            (default info)`;
+export const CONTROLLER_USAGE = ['Usage: kserve-ts controller [flags]', '', ...flagHelp(CONTROLLER_FLAGS)].join('\n');
 
 export function parseControllerArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ControllerConfig {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        kubeconfig: { type: 'string' },
-        namespace: { type: 'string' },
-        'health-port': { type: 'string', default: '8081' },
-        'health-host': { type: 'string', default: '0.0.0.0' },
-        'webhook-port': { type: 'string', default: '9443' },
-        'webhook-host': { type: 'string', default: '0.0.0.0' },
-        'cert-dir': { type: 'string' },
-        'cert-secret': { type: 'string', default: 'kserve-ts-webhook-cert' },
-        'cert-host': { type: 'string', multiple: true, default: [] },
-        'webhook-url': { type: 'string' },
-        'webhook-service': { type: 'string' },
-        'install-crds': { type: 'boolean', default: false },
-        'leader-elect': { type: 'string', default: 'true' },
-        'lease-name': { type: 'string', default: 'kserve-ts-controller' },
-        identity: { type: 'string' },
-        'lease-duration': { type: 'string', default: '15' },
-        'renew-deadline': { type: 'string', default: '10' },
-        'retry-period': { type: 'string', default: '2' },
-        'resync-period': { type: 'string', default: '600' },
-        concurrency: { type: 'string', default: '2' },
-        'log-level': { type: 'string', default: 'info' },
-      },
-    }));
-  } catch (err) {
-    throw new OptionsError((err as Error).message);
-  }
+  const flags = parseFlags(argv, CONTROLLER_FLAGS, { positionals: 'error' });
+  const optional = (name: string): string | undefined => (flags.given(name) ? flags.string(name) : undefined);
   const int = (name: string, min: number): number => {
-    const raw = values[name as keyof typeof values] as string;
+    const raw = flags.string(name);
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new OptionsError(`--${name} must be an integer ≥ ${min}, got '${raw}'`);
+    if (!/^\d+$/.test(raw.trim()) || n < min) throw new FlagError(`--${name} must be an integer ≥ ${min}, got '${raw}'`);
     return n;
   };
   const seconds = (name: string): number => {
-    const raw = values[name as keyof typeof values] as string;
+    const raw = flags.string(name);
     const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new OptionsError(`--${name} must be a positive number of seconds, got '${raw}'`);
+    if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new FlagError(`--${name} must be a positive number of seconds, got '${raw}'`);
     return n;
   };
-  const leaderElect = values['leader-elect'];
-  if (leaderElect !== 'true' && leaderElect !== 'false') throw new OptionsError(`--leader-elect must be true or false, got '${leaderElect}'`);
-  const service = values['webhook-service'];
-  if (service !== undefined && !/^[a-z0-9-]+\/[a-z0-9-]+$/.test(service)) throw new OptionsError(`--webhook-service must be NAMESPACE/NAME, got '${service}'`);
+  const leaderElect = flags.string('leader-elect');
+  if (leaderElect !== 'true' && leaderElect !== 'false') throw new FlagError(`--leader-elect must be true or false, got '${leaderElect}'`);
+  const service = optional('webhook-service');
+  if (service !== undefined && !/^[a-z0-9-]+\/[a-z0-9-]+$/.test(service)) throw new FlagError(`--webhook-service must be NAMESPACE/NAME, got '${service}'`);
   const config: ControllerConfig = {
-    kubeconfig: values.kubeconfig ?? env.KUBECONFIG,
-    namespace: values.namespace ?? env.POD_NAMESPACE ?? 'kserve',
+    kubeconfig: optional('kubeconfig') ?? env.KUBECONFIG,
+    namespace: optional('namespace') ?? env.POD_NAMESPACE ?? 'kserve',
     healthPort: int('health-port', 0),
-    healthHost: values['health-host'],
+    healthHost: flags.string('health-host'),
     webhookPort: int('webhook-port', 0),
-    webhookHost: values['webhook-host'],
-    certDir: values['cert-dir'],
-    certSecret: values['cert-secret'],
-    certHosts: values['cert-host'],
-    webhookUrl: values['webhook-url'],
+    webhookHost: flags.string('webhook-host'),
+    certDir: optional('cert-dir'),
+    certSecret: flags.string('cert-secret'),
+    certHosts: flags.all('cert-host'),
+    webhookUrl: optional('webhook-url'),
     webhookService: service,
-    installCrds: values['install-crds'],
+    installCrds: flags.bool('install-crds'),
     leaderElect: leaderElect === 'true',
-    leaseName: values['lease-name'],
-    identity: values.identity ?? `${hostname()}-${process.pid}`,
+    leaseName: flags.string('lease-name'),
+    identity: optional('identity') ?? `${hostname()}-${process.pid}`,
     leaseDurationSeconds: seconds('lease-duration'),
     renewDeadlineSeconds: seconds('renew-deadline'),
     retryPeriodSeconds: seconds('retry-period'),
     resyncPeriodSeconds: seconds('resync-period'),
     concurrency: int('concurrency', 1),
-    logLevel: values['log-level'],
+    logLevel: flags.string('log-level'),
   };
-  if (config.renewDeadlineSeconds >= config.leaseDurationSeconds) throw new OptionsError('--renew-deadline must be shorter than --lease-duration');
+  if (config.renewDeadlineSeconds >= config.leaseDurationSeconds) throw new FlagError('--renew-deadline must be shorter than --lease-duration');
   return Object.freeze(config);
 }

@@ -44,7 +44,8 @@ describe('parseFlags', () => {
   });
 
   it('leaves a non-literal word after a bool to the positionals in programs that take them', () => {
-    const f = parseFlags(['--install-crds', 's3://b/m', '/mnt/models'], SPECS, { positionals: true });
+    const f = parseFlags(['--install-crds', 's3://b/m', '/mnt/models'], SPECS, { positionals: 'collect' });
+    expect(() => parseFlags(['--install-crds', 'x', 'y'], SPECS, { positionals: 'error' })).toThrow("unexpected argument 'y'");
     expect(f.bool('install-crds')).toBe(true);
     expect(f.positionals).toEqual(['s3://b/m', '/mnt/models']);
     expect(() => parseFlags(['--enable_grpc', 'maybe'], SPECS).bool('enable_grpc')).toThrow("--enable_grpc expects true or false, got 'maybe'");

@@ -25,8 +25,16 @@ describe('parseControllerArgs', () => {
     expect(parseControllerArgs(['--namespace', 'x', '--kubeconfig', '/y'], { KUBECONFIG: '/k', POD_NAMESPACE: 'ops' })).toMatchObject({ kubeconfig: '/y', namespace: 'x' });
   });
 
+  it('accepts both separators and both value forms, and repeats --cert-host', () => {
+    expect(
+      parseControllerArgs(['--health_port=9000', '--webhook-port', '0', '--install-crds', '--leader-elect', 'false', '--cert-host', 'a', '--cert_host=b'], {}),
+    ).toMatchObject({ healthPort: 9000, webhookPort: 0, installCrds: true, leaderElect: false, certHosts: ['a', 'b'] });
+  });
+
   it.each([
-    [['--bogus'], "Unknown option '--bogus'"],
+    [['--bogus'], 'unknown flag --bogus'],
+    [['stray'], "unexpected argument 'stray'"],
+    [['--cert-dir'], '--cert-dir needs a value'],
     [['--health-port', 'x'], "--health-port must be an integer ≥ 0, got 'x'"],
     [['--concurrency', '0'], "--concurrency must be an integer ≥ 1, got '0'"],
     [['--lease-duration=-1'], "--lease-duration must be a positive number of seconds, got '-1'"],
