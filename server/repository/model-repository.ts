@@ -1,0 +1,338 @@
+/**
+ * The model repository: which models exist, their load state, and safe access to loaded
+ * versions while loads, reloads and unloads happen concurrently.
+ *
+ * Contract:
+ * - `acquire` hands out a loaded version and counts it in flight until `release`; unload
+ *   and reload wait (bounded) for in-flight requests on the old instances before freeing them.
+ * - A model that fails to load is kept with state FAILED and its cause; it never affects
+ *   other models.
+ * - Server readiness: every model the server was started with is READY.
+ * All methods are async-safe on one event loop; none blocks it (loading runs in backends'
+ * worker threads).
+ */
+import type { Logger } from 'pino';
+import { errors, KServeError } from '../../protocols/errors.js';
+import type { TensorSpec } from '../../protocols/tensor.js';
+import type { ModelInstance } from '../backend.js';
+import type { BackendRegistry } from '../backend-registry.js';
+import type { BackendSettings } from '../backend-settings.js';
+import { BatchingInstance } from '../batching/batching-instance.js';
+import type { Metrics } from '../metrics.js';
+import { type ModelConfig, readModelConfig } from './model-config.js';
+import { type ModelSource, discoverVersions } from './model-source.js';
+
+export type ModelState = 'LOADING' | 'READY' | 'FAILED' | 'UNLOADING';
+
+export interface ServedVersion {
+  readonly modelName: string;
+  readonly version: string | undefined;
+  readonly instance: ModelInstance;
+  readonly platform: string;
+  readonly inputs: readonly TensorSpec[];
+  readonly outputs: readonly TensorSpec[];
+  readonly config: ModelConfig | undefined;
+}
+
+/** One loaded set of versions; swapped whole on reload so requests see a consistent set. */
+class Generation {
+  inflight = 0;
+  #waiters: Array<() => void> = [];
+  constructor(readonly versions: ReadonlyMap<string, ServedVersion>, readonly defaultVersion: ServedVersion) {}
+
+  release(): void {
+    this.inflight--;
+    if (this.inflight === 0) for (const w of this.#waiters.splice(0)) w();
+  }
+
+  /** Resolves when no request holds this generation, or after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<boolean> {
+    if (this.inflight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), timeoutMs);
+      this.#waiters.push(() => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+  }
+
+  async unload(): Promise<void> {
+    await Promise.allSettled([...this.versions.values()].map((v) => v.instance.unload()));
+  }
+}
+
+interface Entry {
+  readonly name: string;
+  state: ModelState;
+  reason: string | undefined;
+  generation: Generation | undefined;
+  /** Serialises load/unload of one model. */
+  op: Promise<void>;
+}
+
+export interface Lease {
+  readonly served: ServedVersion;
+  release(): void;
+}
+
+export interface RepositoryOptions {
+  readonly source: ModelSource;
+  readonly backends: BackendRegistry;
+  /** The backends' own settings; each model's options come from here and its config.pbtxt. */
+  readonly backendSettings: BackendSettings;
+  /** Threads one model's operators may use (LoadContext.threads). */
+  readonly threads: number;
+  readonly logger: Logger;
+  /** How long unload and reload wait for in-flight requests before freeing a model (ms). */
+  readonly drainTimeoutMs: number;
+  /** Where dynamic batching reports batch sizes and queue times; optional for embedders. */
+  readonly metrics?: Metrics | undefined;
+}
+
+const UNVERSIONED = '';
+const NO_PARAMETERS: ReadonlyMap<string, string> = new Map();
+
+function checkConfigAgainstModel(name: string, kind: string, declared: readonly TensorSpec[] | undefined, actual: readonly TensorSpec[]): void {
+  if (declared === undefined) return;
+  for (const d of declared) {
+    const a = actual.find((x) => x.name === d.name);
+    if (a === undefined) {
+      throw new Error(`config.pbtxt declares ${kind} '${d.name}' but model ${name} has ${kind}s [${actual.map((x) => x.name).join(', ')}]`);
+    }
+    if (a.datatype !== d.datatype) {
+      throw new Error(`config.pbtxt declares ${kind} '${d.name}' as ${d.datatype} but model ${name} has ${a.datatype}`);
+    }
+  }
+}
+
+export class ModelRepository {
+  readonly #entries = new Map<string, Entry>();
+  readonly #startup = new Set<string>();
+  readonly #opts: RepositoryOptions;
+
+  constructor(opts: RepositoryOptions) {
+    this.#opts = opts;
+  }
+
+  /** Loads every model the source offers and remembers them as the startup set. */
+  async loadStartupModels(): Promise<void> {
+    const names = await this.#opts.source.list();
+    for (const n of names) this.#startup.add(n);
+    await Promise.all(names.map((n) => this.load(n).catch(() => undefined)));
+  }
+
+  names(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  state(name: string): { state: ModelState; reason: string | undefined } | undefined {
+    const e = this.#entries.get(name);
+    return e === undefined ? undefined : { state: e.state, reason: e.reason };
+  }
+
+  /** True when the server was started with models and every one of them is READY. */
+  serverReady(): boolean {
+    for (const n of this.#startup) if (this.#entries.get(n)?.state !== 'READY') return false;
+    return true;
+  }
+
+  /** Version labels of a loaded model, ascending; empty for unversioned or unloaded models. */
+  versionsOf(name: string): string[] {
+    const gen = this.#entries.get(name)?.generation;
+    if (gen === undefined) return [];
+    return [...gen.versions.values()].flatMap((v) => (v.version === undefined ? [] : [v.version]));
+  }
+
+  readyCount(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) if (e.state === 'READY') n++;
+    return n;
+  }
+
+  /**
+   * Returns a ready version and counts it in flight; the caller must `release` it.
+   * Throws ModelNotFound for unknown models or versions, ModelNotReady otherwise.
+   */
+  acquire(name: string, version?: string): Lease {
+    const e = this.#entries.get(name);
+    if (e === undefined) throw errors.modelNotFound(name);
+    const gen = e.generation;
+    if (e.state !== 'READY' || gen === undefined) {
+      throw errors.modelNotReady(name, e.reason === undefined ? undefined : e.reason);
+    }
+    let served: ServedVersion | undefined;
+    if (version === undefined) served = gen.defaultVersion;
+    else {
+      served = gen.versions.get(version);
+      if (served === undefined) throw errors.modelVersionNotFound(name, version);
+    }
+    gen.inflight++;
+    let released = false;
+    return {
+      served,
+      release: () => {
+        if (released) return;
+        released = true;
+        gen.release();
+      },
+    };
+  }
+
+  /** Peeks at a ready model without counting it in flight (metadata, readiness). */
+  peek(name: string, version?: string): ServedVersion {
+    const lease = this.acquire(name, version);
+    lease.release();
+    return lease.served;
+  }
+
+  /**
+   * Loads (or reloads) a model from the source. Resolves when it is READY; rejects with
+   * ModelNotFound when the source has no such model, ModelNotReady with the cause otherwise.
+   */
+  load(name: string): Promise<void> {
+    let e = this.#entries.get(name);
+    if (e === undefined) {
+      e = { name, state: 'LOADING', reason: undefined, generation: undefined, op: Promise.resolve() };
+      this.#entries.set(name, e);
+    }
+    const entry = e;
+    // An unload queued before this load deletes the entry when it finishes: loading into
+    // the detached entry would answer 200 for a model nobody can reach and leak its
+    // sessions and workers for good. Start over on the entry the map holds by then.
+    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry) : this.load(name)));
+    entry.op = run.catch(() => undefined);
+    return run;
+  }
+
+  async #doLoad(e: Entry): Promise<void> {
+    const { source, backends, logger } = this.#opts;
+    const started = performance.now();
+    const dir = await source.locate(e.name);
+    if (dir === undefined) {
+      if (e.generation === undefined) this.#entries.delete(e.name);
+      throw errors.modelNotFound(e.name);
+    }
+    const previous = e.generation;
+    if (previous === undefined) e.state = 'LOADING';
+    const loaded: ServedVersion[] = [];
+    try {
+      const config = await readModelConfig(dir);
+      if (config?.ignoredFields.length) {
+        logger.warn({ model: e.name, fields: config.ignoredFields }, 'config.pbtxt fields not supported; ignored');
+      }
+      const context = { threads: this.#opts.threads, logger };
+      for (const v of await discoverVersions(dir)) {
+        const { backend, file } = await backends.resolve(v.dir, config?.backend);
+        // The backend that owns the model reads its parameters; one it does not know fails the load.
+        const options = this.#opts.backendSettings.optionsFor(backend, config?.parameters ?? NO_PARAMETERS, logger);
+        const loadedInstance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options, context);
+        const instance = this.#withBatching(e.name, loadedInstance, config);
+        loaded.push({
+          modelName: e.name,
+          version: v.version,
+          instance,
+          platform: instance.platform,
+          inputs: instance.inputs,
+          outputs: instance.outputs,
+          config,
+        });
+        checkConfigAgainstModel(e.name, 'input', config?.inputs, instance.inputs);
+        checkConfigAgainstModel(e.name, 'output', config?.outputs, instance.outputs);
+      }
+    } catch (err) {
+      await Promise.allSettled(loaded.map((l) => l.instance.unload()));
+      const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
+      logger.error({ model: e.name, err: reason }, 'model load failed');
+      if (previous === undefined) {
+        e.state = 'FAILED';
+        e.reason = reason;
+      }
+      throw errors.modelNotReady(e.name, reason);
+    }
+    const versions = new Map(loaded.map((l) => [l.version ?? UNVERSIONED, l]));
+    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion);
+    e.generation = generation;
+    for (const l of loaded) l.instance.onFailure((err) => this.#instanceFailed(e, generation, err));
+    e.state = 'READY';
+    e.reason = undefined;
+    logger.info(
+      {
+        model: e.name,
+        versions: loaded.map((l) => l.version ?? null),
+        platform: loaded[0]?.platform,
+        loadMs: Math.round(performance.now() - started),
+      },
+      'model loaded',
+    );
+    if (previous !== undefined) void this.#retire(e.name, previous);
+  }
+
+  /** Wraps an instance in the dynamic batcher when config.pbtxt asks for it (and has a batch dim). */
+  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined): ModelInstance {
+    const batching = config?.dynamicBatching;
+    if (batching === undefined) return instance;
+    if (config === undefined || config.maxBatchSize <= 0) {
+      this.#opts.logger.warn({ model: name }, 'config.pbtxt: dynamic_batching needs max_batch_size > 0; batching off');
+      return instance;
+    }
+    const metrics = this.#opts.metrics;
+    return new BatchingInstance(instance, {
+      modelName: name,
+      maxBatchSize: config.maxBatchSize,
+      preferredBatchSizes: batching.preferredBatchSizes,
+      maxQueueDelayMicroseconds: batching.maxQueueDelayMicroseconds,
+      observer:
+        metrics === undefined
+          ? undefined
+          : {
+              batchSize: (rows) => metrics.observeBatchSize(name, rows),
+              queueSeconds: (seconds) => metrics.observeBatchQueue(name, seconds),
+            },
+    });
+  }
+
+  /**
+   * A loaded instance broke on its own (its worker died): refuse requests with the cause at
+   * once, free the rest of that generation, and try one fresh load.
+   */
+  #instanceFailed(e: Entry, gen: Generation, err: Error): void {
+    if (e.generation !== gen) return;
+    const reason = `model instance failed: ${err.message}`;
+    this.#opts.logger.error({ model: e.name, err: reason }, 'model failed; reloading');
+    e.generation = undefined;
+    e.state = 'FAILED';
+    e.reason = reason;
+    void gen.unload();
+    this.load(e.name).catch(() => undefined);
+  }
+
+  async #retire(name: string, gen: Generation): Promise<void> {
+    const clean = await gen.drained(this.#opts.drainTimeoutMs);
+    if (!clean) this.#opts.logger.warn({ model: name, inflight: gen.inflight }, 'drain timed out; unloading anyway');
+    await gen.unload();
+  }
+
+  /** Unloads a model: new requests are refused at once, in-flight ones finish first. */
+  unload(name: string): Promise<void> {
+    const e = this.#entries.get(name);
+    if (e === undefined) return Promise.reject(errors.modelNotFound(name));
+    const run = e.op.then(async () => {
+      if (this.#entries.get(name) !== e) throw errors.modelNotFound(name);
+      const gen = e.generation;
+      e.state = 'UNLOADING';
+      e.generation = undefined;
+      if (gen !== undefined) await this.#retire(name, gen);
+      this.#entries.delete(name);
+      // An explicit unload is the operator's choice: it no longer holds readiness back.
+      this.#startup.delete(name);
+      this.#opts.logger.info({ model: name }, 'model unloaded');
+    });
+    e.op = run.catch(() => undefined);
+    return run;
+  }
+
+  async unloadAll(): Promise<void> {
+    await Promise.allSettled(this.names().map((n) => this.unload(n)));
+  }
+}
