@@ -5,6 +5,7 @@
  * otherwise.
  */
 import { mkdir } from 'node:fs/promises';
+import { FlagError, type FlagSpec, parseFlags } from '../cli/flags.js';
 import { loadConfig } from './config.js';
 import { storeSecrets } from './config-stores.js';
 import { StorageError } from './errors.js';
@@ -26,6 +27,10 @@ http(s)://host/file[.zip|.tar|.tar.gz|.tgz|.tar.bz2|.tar.xz], file:///path or a 
 shared by runs on one node. Configuration is read from the environment (see README.md,
 "Storage initializer").`;
 
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'cache_dir', kind: 'string', placeholder: 'DIR', help: 'content-addressed cache shared by runs on one node (env STORAGE_CACHE_DIR)' },
+];
+
 /** Every credential the config holds, for the output scrubber. */
 function configSecrets(config: Config): string[] {
   const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken, ...storeSecrets(config)].filter((s): s is string => !!s);
@@ -38,20 +43,21 @@ function configSecrets(config: Config): string[] {
 const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);
 
 export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv, log: Log = stderrLog): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  // --cache_dir DIR / --cache_dir=DIR / --cache-dir anywhere (or STORAGE_CACHE_DIR); the rest are pairs.
+  let flags;
+  try {
+    flags = parseFlags(argv, FLAGS, { positionals: 'collect' });
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    process.stderr.write(`storage-initializer: ${err.message}\n${USAGE}\n`);
+    return 1;
+  }
+  if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  // --cache_dir DIR / --cache_dir=DIR anywhere (or STORAGE_CACHE_DIR); the rest are pairs.
-  let cacheDir = env['STORAGE_CACHE_DIR'] || undefined;
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--cache_dir' && i + 1 < argv.length) cacheDir = argv[++i];
-    else if (a.startsWith('--cache_dir=')) cacheDir = a.slice('--cache_dir='.length);
-    else rest.push(a);
-  }
-  argv = rest;
+  const cacheDir = (flags.given('cache_dir') ? flags.string('cache_dir') : env['STORAGE_CACHE_DIR']) || undefined;
+  argv = [...flags.positionals];
   if (argv.length < 2 || argv.length % 2 !== 0) {
     process.stderr.write(`storage-initializer: expected <src_uri> <dest_path> pairs, got ${argv.length} argument${argv.length === 1 ? '' : 's'}\n${USAGE}\n`);
     return 1;

@@ -33,6 +33,25 @@ describe('storage-initializer command', () => {
     expect(r.out).toContain('Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
   });
 
+  it.each([
+    [['--cache_dri', '/c', 's3://b/m', '/tmp/x'], 'storage-initializer: unknown flag --cache_dri'],
+    [['s3://b/m', '/tmp/x', '--cache_dir'], 'storage-initializer: --cache_dir needs a value'],
+  ])('refuses %j with one line and the usage, exit 1', async (args, line) => {
+    const r = await runSi(args);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(line);
+    expect(r.out).toContain('Usage: storage-initializer');
+  });
+
+  it('takes --cache-dir in either spelling and form, anywhere among the pairs', async () => {
+    const src = sourceTree();
+    const cache = tmp();
+    const dest = path.join(tmp(), 'models');
+    const r = await runSi([src, dest, '--cache-dir', cache]);
+    expect(r.code, r.out).toBe(0);
+    expect(listFiles(dest)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+  });
+
   it('prints usage with --help and exits 0', async () => {
     const r = await runSi(['--help']);
     expect(r.code).toBe(0);
