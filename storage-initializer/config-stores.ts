@@ -87,7 +87,8 @@ const HDFS_FILE_KEYS = new Set(['TLS_CERT', 'TLS_KEY', 'TLS_CA', 'KERBEROS_KEYTA
  * The HDFS secret as KServe reads it: one file per key in HDFS_SECRET_DIR (default
  * /var/secrets/kserve-hdfscreds, where the webhook mounts it), or the keys of a
  * STORAGE_CONFIG of type hdfs/webhdfs (file keys base64-encoded), or plain variables.
- * Later sources win: directory, then STORAGE_CONFIG, then variables.
+ * Later sources win: directory, then STORAGE_CONFIG, then variables (HDFS_*, USER_PROXY,
+ * KERBEROS_PRINCIPAL).
  */
 function hdfsValues(env: Env, storageConfig: Readonly<Record<string, unknown>>): Map<string, string> {
   const out = new Map<string, string>();
@@ -104,11 +105,12 @@ function hdfsValues(env: Env, storageConfig: Readonly<Record<string, unknown>>):
       out.set(k, HDFS_FILE_KEYS.has(k) ? Buffer.from(v, 'base64').toString('utf8') : v);
     }
   }
+  // Plain variables only for the unambiguous names: TLS_*, HEADERS and N_THREADS are too
+  // generic to read from a container's environment (KServe reads them from the secret only).
   for (const k of HDFS_KEYS) {
     const v = env[k];
-    if (v === undefined || v === '') continue;
-    // A variable naming a file key holds the file's path, as a mounted secret would.
-    out.set(k, HDFS_FILE_KEYS.has(k) ? readFileSync(v, 'utf8') : v);
+    if (v === undefined || v === '' || !/^(HDFS_|USER_PROXY$|KERBEROS_PRINCIPAL$)/.test(k)) continue;
+    out.set(k, v);
   }
   return out;
 }
