@@ -30,6 +30,8 @@ const KINDS = {
   MethodNotAllowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED },
   PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
   ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  /** Load shedding: the model holds its maximum of queued requests; retry later (REST adds Retry-After). */
+  ModelOverloaded: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
   InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
@@ -78,6 +80,8 @@ export const errors = {
     new KServeError('ModelNotFound', `Model with name ${name} and version ${version} does not exist.`),
   modelNotReady: (name: string, detail?: string) =>
     new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),
+  modelOverloaded: (name: string, max: number) =>
+    new KServeError('ModelOverloaded', `Model with name ${name} is overloaded: ${max} requests are already queued or running (--max_queued_requests); retry later.`),
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   routeNotFound: (method: string, path: string) =>
@@ -102,7 +106,16 @@ export const errors = {
  */
 export function toWireError(err: unknown, fallback: ErrorKind = 'InferenceError'): WireError {
   if (err instanceof KServeError) return { kind: err.kind, message: err.message };
-  return { kind: fallback, message: err instanceof Error ? err.message : String(err) };
+  return { kind: fallback, message: withoutSourcePaths(err instanceof Error ? err.message : String(err)) };
+}
+
+/**
+ * A runtime's own message without the source locations it embeds (onnxruntime writes
+ * `/onnxruntime_src/onnxruntime/core/...h:560` into its errors): they tell a client about the
+ * server's build, not about the request.
+ */
+export function withoutSourcePaths(message: string): string {
+  return message.replace(/(?:[A-Za-z]:)?(?:[\/][\w.+@-]+)+\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|inc|py|js|mjs|ts):\d+(?::\d+)?\s*/g, '');
 }
 
 /** Rebuilds a catalogue error from `toWireError`'s data; an unknown kind is an internal error. */
@@ -116,6 +129,6 @@ export function fromWireError(wire: WireError): KServeError {
  */
 export function toKServeError(err: unknown): KServeError {
   if (err instanceof KServeError) return err;
-  if (err instanceof Error) return errors.internal(`${err.name} : ${err.message}`, err);
+  if (err instanceof Error) return errors.internal(`${err.name} : ${withoutSourcePaths(err.message)}`, err);
   return errors.internal(`Error : ${String(err)}`, err);
 }

@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../cli/flags.js';
+import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -35,6 +36,8 @@ export interface ServerConfig {
    * after a failed readiness probe, and traffic sent meanwhile must not be refused.
    */
   readonly shutdownDelaySeconds: number;
+  /** Timeouts, connections, streams, queued requests, what a request may declare (limits.ts). */
+  readonly limits: ServerLimits;
   /** The whole parsed command line: backends read their own flags from it (BackendSettings). */
   readonly flags: Flags;
 }
@@ -64,6 +67,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     dflt: '2',
     help: 'on SIGTERM, report not ready and keep serving this long before closing the listeners, so endpoints drop the pod first (seconds; SIGINT skips it)',
   },
+  ...LIMIT_FLAGS,
   // Accepted because KServe runtimes pass them; they have no effect here.
   ...[
     'max_threads',
@@ -73,7 +77,6 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     'log_config_file',
     'access_log_format',
     'event_loop',
-    'timeout_keep_alive',
     'predictor_host',
     'predictor_protocol',
     'protocol',
@@ -164,6 +167,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     intraOpThreads: intra === 0 ? Math.max(1, Math.floor(usableCpus() / workers)) : intra,
     gracePeriodSeconds: int('grace_period_seconds'),
     shutdownDelaySeconds: Math.max(0, int('shutdown_delay_seconds')),
+    limits: limitsFrom(int),
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };

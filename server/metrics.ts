@@ -4,7 +4,7 @@
  * batcher's batch-size and queue-time histograms. One registry per
  * server instance so that tests and embedded servers never share state.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type Stage = 'preprocess' | 'predict' | 'postprocess' | 'explain';
 export type Protocol = 'v1' | 'v2' | 'grpc';
@@ -95,6 +95,23 @@ export class Metrics {
 
   observeBatchQueue(model: string, seconds: number): void {
     this.#batchQueue.labels({ model_name: model }).observe(seconds);
+  }
+
+  /**
+   * `kserve_model_queue_depth`: requests each model holds queued or running, read from
+   * `depths` at every scrape, so its label values are exactly the models that exist then.
+   */
+  trackQueueDepth(depths: () => Iterable<readonly [string, number]>): void {
+    new Gauge({
+      name: 'kserve_model_queue_depth',
+      help: 'requests a model holds queued or running (bounded by --max_queued_requests)',
+      labelNames: ['model_name'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [model, depth] of depths()) this.set({ model_name: model }, depth);
+      },
+    });
   }
 
   contentType(): string {

@@ -68,8 +68,10 @@ export async function createServer(
     threads: config.intraOpThreads,
     logger,
     drainTimeoutMs: config.gracePeriodSeconds * 1000,
+    maxQueuedRequests: config.limits.maxQueuedRequests,
     metrics,
   });
+  metrics.trackQueueDepth(() => repository.queueDepths());
   const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION });
   const http = await buildHttpApp({
     dataplane,
@@ -77,6 +79,7 @@ export async function createServer(
     enableDocsUrl: config.enableDocsUrl,
     logger,
     bodyLimit: config.restMaxBodyBytes,
+    limits: config.limits,
   });
   const grpc = config.enableGrpc
     ? buildGrpcServer({
@@ -85,6 +88,7 @@ export async function createServer(
         logger,
         maxReceiveMessageLength: config.grpcMaxReceiveMessageLength,
         maxSendMessageLength: config.grpcMaxSendMessageLength,
+        limits: config.limits,
       })
     : undefined;
 

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
 import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import type { DataPlane } from '../dataplane.js';
+import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
 import { widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
@@ -21,6 +22,8 @@ export interface GrpcServerOptions {
   /** Largest request / response message in bytes (the anchor's default is 8 MiB each). */
   readonly maxReceiveMessageLength: number;
   readonly maxSendMessageLength: number;
+  /** Streams per connection, idle connections (server/limits.ts); defaults when absent. */
+  readonly limits?: ServerLimits;
   /** How often health Watch streams re-evaluate readiness (ms). */
   readonly healthPollMs?: number;
 }
@@ -76,9 +79,13 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   const inference = definition[INFERENCE_SERVICE] as grpc.ServiceDefinition;
   const health = new HealthService(opts.dataplane, { pollMs: opts.healthPollMs });
 
+  const limits = opts.limits ?? DEFAULT_LIMITS;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxReceiveMessageLength,
     'grpc.max_send_message_length': opts.maxSendMessageLength,
+    // Bounds what one connection can hold open: calls at once, and its life once it has none.
+    'grpc.max_concurrent_streams': limits.grpcMaxConcurrentStreams,
+    ...(limits.grpcMaxConnectionIdleMs > 0 ? { 'grpc.max_connection_idle_ms': limits.grpcMaxConnectionIdleMs } : {}),
   });
   widenReceiveWindows(server);
   const inferMethod = inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;

@@ -4,7 +4,10 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import { registerBodyParsers } from './body-parsers.js';
+import { clientErrorHandler } from './client-errors.js';
+import { limitConnections } from './connection-limit.js';
 import type { HttpContext } from './context.js';
 import { registerErrorHandlers } from './errors.js';
 import { collectRoutes } from './method-not-allowed.js';
@@ -18,9 +21,13 @@ export interface HttpAppOptions extends HttpContext {
   readonly logger: Logger;
   /** Largest request body accepted (bytes). */
   readonly bodyLimit: number;
+  /** Timeouts, header size, connections, JSON size (server/limits.ts); defaults when absent. */
+  readonly limits?: ServerLimits;
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  const requestTimeout = limits.requestTimeoutMs;
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -28,13 +35,25 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     // themselves; a pino child per request is measurable on the inference hot path.
     childLoggerFactory: (logger) => logger,
     bodyLimit: opts.bodyLimit,
+    // Slow, stalled and never-ending requests lose their connection with a 408 instead of
+    // holding it (and what they sent) forever; Node checks the timers every second.
+    requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: requestTimeout > 0 ? Math.min(limits.headersTimeoutMs, requestTimeout) : limits.headersTimeoutMs,
+      requestTimeout,
+      connectionsCheckingInterval: 1000,
+    },
+    clientErrorHandler: clientErrorHandler(limits),
     // Model names may contain characters such as '.'; keep routing strict otherwise.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     // Drain: close() waits for in-flight requests; keep-alive sockets close when idle.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   });
-  registerBodyParsers(app, opts.bodyLimit);
+  limitConnections(app.server, limits.maxConnections);
+  registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));
   // While draining, answer in-flight requests with `Connection: close` so keep-alive

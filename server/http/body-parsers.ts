@@ -7,11 +7,34 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
+import { errors } from '../../protocols/errors.js';
+import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 
-export function registerBodyParsers(app: FastifyInstance, bodyLimit: number): void {
+/**
+ * Bytes of a body that are JSON: the Inference-Header-Content-Length prefix of a binary
+ * request, the whole body otherwise (a malformed header counts as the whole body; the
+ * codec refuses it with its own message).
+ */
+function jsonBytes(header: string | string[] | undefined, bodyLength: number): number {
+  const raw = Array.isArray(header) ? header[0] : header;
+  const n = raw === undefined ? Number.NaN : Number(raw.trim());
+  return Number.isSafeInteger(n) && n >= 0 && n <= bodyLength ? n : bodyLength;
+}
+
+/**
+ * `maxJsonBytes` bounds the JSON part: JSON.parse holds the event loop (and every other
+ * request, probes included) for as long as it runs, and builds objects many times the
+ * text's size, so a JSON part past it is refused (413) before it is parsed.
+ */
+export function registerBodyParsers(app: FastifyInstance, bodyLimit: number, maxJsonBytes: number): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
     const buf = body as Buffer;
+    const json = jsonBytes(req.headers[HEADER_LENGTH_HEADER], buf.byteLength);
+    if (json > maxJsonBytes) {
+      done(errors.limitExceeded(`The JSON part of the request is ${json} bytes, larger than the limit of ${maxJsonBytes} bytes (--rest_max_json_bytes); send large tensors with the binary data extension`), undefined);
+      return;
+    }
     // Node's Buffer pool shares small slabs between buffers: only a body that is its own
     // allocation may be detached.
     if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength) markDetachable(buf.buffer);

@@ -13,16 +13,24 @@ function fromFastify(err: FastifyError, bodyLimit: number): KServeError | undefi
   return undefined;
 }
 
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
 export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const kerr = err instanceof KServeError ? err : (fromFastify(err, bodyLimit) ?? toKServeError(err));
     if (kerr.kind === 'Internal' || kerr.kind === 'InferenceError') {
-      request.log.error({ err, reqId: request.id, url: request.url }, 'request failed');
+      // The path only: a query string may carry a token, and logs travel further than requests.
+      request.log.error({ err, reqId: request.id, url: pathOf(request.url) }, 'request failed');
     }
+    // Load shedding: the client may retry, after a moment.
+    if (kerr.kind === 'ModelOverloaded') void reply.header('retry-after', '1');
     void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
   });
   app.setNotFoundHandler((request, reply) => {
-    const kerr = errors.routeNotFound(request.method, request.url);
+    const kerr = errors.routeNotFound(request.method, pathOf(request.url));
     void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
   });
 }

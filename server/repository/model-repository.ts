@@ -86,6 +86,8 @@ export interface RepositoryOptions {
   readonly logger: Logger;
   /** How long unload and reload wait for in-flight requests before freeing a model (ms). */
   readonly drainTimeoutMs: number;
+  /** Requests one model may hold in flight (queued or running); 0 or absent = no limit. */
+  readonly maxQueuedRequests?: number;
   /** Where dynamic batching reports batch sizes and queue times; optional for embedders. */
   readonly metrics?: Metrics | undefined;
 }
@@ -144,6 +146,13 @@ export class ModelRepository {
     return [...gen.versions.values()].flatMap((v) => (v.version === undefined ? [] : [v.version]));
   }
 
+  /** Requests each loaded model holds in flight (queued or running), for the queue-depth gauge. */
+  queueDepths(): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    for (const [name, e] of this.#entries) out.push([name, e.generation?.inflight ?? 0]);
+    return out;
+  }
+
   readyCount(): number {
     let n = 0;
     for (const e of this.#entries.values()) if (e.state === 'READY') n++;
@@ -167,6 +176,10 @@ export class ModelRepository {
       served = gen.versions.get(version);
       if (served === undefined) throw errors.modelVersionNotFound(name, version);
     }
+    // Load shedding: a request past the model's bound is refused at once instead of
+    // queueing without end (and holding its body in memory meanwhile).
+    const max = this.#opts.maxQueuedRequests ?? 0;
+    if (max > 0 && gen.inflight >= max) throw errors.modelOverloaded(name, max);
     gen.inflight++;
     let released = false;
     return {

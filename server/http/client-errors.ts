@@ -1,0 +1,45 @@
+/**
+ * Errors Node's HTTP parser and timers raise before a request reaches fastify (a malformed
+ * request line, a bad Content-Length or chunk, headers past --max_header_bytes, a request
+ * not received within its timeout), answered in the project's `{"error": "..."}` shape with
+ * their status (400, 431, 408), then the connection is closed, as Node does.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ServerLimits } from '../limits.js';
+
+interface ClientError {
+  readonly status: number;
+  readonly message: string;
+}
+
+function classify(err: NodeJS.ErrnoException, limits: ServerLimits): ClientError {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        message: `Request not received in time: headers within ${limits.headersTimeoutMs / 1000} s, the whole request within ${limits.requestTimeoutMs / 1000} s`,
+      };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: `Request headers are larger than the limit of ${limits.maxHeaderBytes} bytes` };
+    default:
+      // llhttp's reason, e.g. "Invalid character in Content-Length": it names the fault, never the data.
+      return { status: 400, message: `Malformed HTTP request: ${String((err as { reason?: unknown }).reason ?? err.code ?? 'parse error')}` };
+  }
+}
+
+export function clientErrorHandler(limits: ServerLimits): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const { status, message } = classify(err, limits);
+    const body = JSON.stringify({ error: message });
+    // A response already under way on this connection cannot be followed by another one.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
