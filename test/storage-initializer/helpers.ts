@@ -15,6 +15,8 @@ import { freePort } from '../helpers/free-port.js';
 import { ROOT } from '../helpers/server.js';
 
 export const SI_CLI = path.join(ROOT, 'dist/bin/storage-initializer.js');
+/** `node --require` this to resolve *.s3.test to 127.0.0.1 in a storage-initializer run. */
+export const TEST_HOSTS_PRELOAD = path.join(ROOT, 'test/storage-initializer/fixtures/test-hosts.cjs');
 
 export interface Servers {
   moto: string;
@@ -73,9 +75,14 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** moto's S3 on loopback; `auth` makes it check credentials from the first request on. */
-export async function startMoto(bin: string, opts: { auth?: boolean } = {}): Promise<Running> {
+export async function startMoto(bin: string, opts: { auth?: boolean; virtualHost?: string } = {}): Promise<Running> {
   const port = await freePort();
-  const { child, log } = spawnServer(bin, ['-H', '127.0.0.1', '-p', String(port)], opts.auth ? { INITIAL_NO_AUTH_ACTION_COUNT: '0' } : {});
+  const env: NodeJS.ProcessEnv = {
+    ...(opts.auth ? { INITIAL_NO_AUTH_ACTION_COUNT: '0' } : {}),
+    // moto serves virtual-host requests (bucket in the Host) only for endpoints named here.
+    ...(opts.virtualHost ? { MOTO_S3_CUSTOM_ENDPOINTS: `http://${opts.virtualHost}:${port}` } : {}),
+  };
+  const { child, log } = spawnServer(bin, ['-H', '127.0.0.1', '-p', String(port)], env);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/moto-api/`, 30_000, child, log);
   return { url, port, stop: () => stopChild(child) };
