@@ -11,6 +11,7 @@ import { limitConnections } from './connection-limit.js';
 import type { HttpContext } from './context.js';
 import { registerErrorHandlers } from './errors.js';
 import { collectRoutes } from './method-not-allowed.js';
+import { registerOpenApi } from './openapi.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
@@ -70,6 +71,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  // Before every route: the document is generated from the routes' schemas as they are added.
+  await registerOpenApi(app, { version: opts.dataplane.serverMetadata().version, enableDocsUrl: opts.enableDocsUrl });
   const routes = collectRoutes(app);
   await app.register(opsRoutes(opts));
   await app.register(v1Routes(opts));

@@ -35,6 +35,8 @@ export function collectRoutes(app: FastifyInstance): MethodRoutes {
         target.route({
           method: missing,
           url,
+          // Not an operation of the API: kept out of the OpenAPI document.
+          schema: { hide: true },
           handler: async (request, reply) => {
             const err = errors.methodNotAllowed(request.method, request.url, allow);
             return reply.code(err.httpStatus).header('allow', allow).type('application/json').send(JSON.stringify({ error: err.message }));

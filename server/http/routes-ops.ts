@@ -1,21 +1,15 @@
-/** Liveness root, Prometheus metrics, and the OpenAPI document / Swagger UI. */
+/** Liveness root and Prometheus metrics (the OpenAPI document is openapi.ts's). */
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { HttpContext } from './context.js';
-import { openApiDocument } from './openapi.js';
+import { docs } from './schemas.js';
 
 export function opsRoutes(ctx: HttpContext) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/', async () => ({ status: 'alive' }));
-    app.get('/metrics', async (_req, reply) =>
+    app.get('/', { schema: { summary: 'Liveness (V1)' }, config: { docs: docs.ok({ type: 'object', properties: { status: { type: 'string' } } }) } }, async () => ({
+      status: 'alive',
+    }));
+    app.get('/metrics', { schema: { summary: 'Prometheus metrics' }, config: { docs: docs.text('text exposition format') } }, async (_req, reply) =>
       reply.type(ctx.metrics.contentType()).send(await ctx.metrics.render()),
     );
-    const document = openApiDocument(ctx.dataplane.serverMetadata().version);
-    if (ctx.enableDocsUrl) {
-      await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-      await app.register(swaggerUi, { routePrefix: '/docs' });
-    }
-    app.get('/openapi.json', async () => document);
   };
 }

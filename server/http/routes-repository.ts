@@ -1,21 +1,26 @@
 /** Model repository extension: KServe's load/unload plus Triton's index. */
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from './context.js';
+import { docs, modelParams } from './schemas.js';
 
 type NameParams = { Params: { name: string } };
 
 export function repositoryRoutes(ctx: HttpContext) {
   const { dataplane } = ctx;
+  const result = (verb: string) => ({ type: 'object', properties: { name: { type: 'string' }, [verb]: { type: 'boolean' } } });
+  const load = { schema: { summary: 'Load or reload a model', params: modelParams }, config: { docs: docs.okOrModelError(result('load')) } };
+  const unload = { schema: { summary: 'Unload a model', params: modelParams }, config: { docs: { responses: { ...docs.ok(result('unload')).responses, 404: docs.err('Unknown model') } } } };
+  const index = { schema: { summary: 'Repository index (Triton)' }, config: { docs: docs.ok({ type: 'array', items: docs.ref('RepositoryEntry') }) } };
   return async (app: FastifyInstance): Promise<void> => {
-    app.post<NameParams>('/v2/repository/models/:name/load', async (req) => {
+    app.post<NameParams>('/v2/repository/models/:name/load', load, async (req) => {
       await dataplane.load(req.params.name);
       return { name: req.params.name, load: true };
     });
-    app.post<NameParams>('/v2/repository/models/:name/unload', async (req) => {
+    app.post<NameParams>('/v2/repository/models/:name/unload', unload, async (req) => {
       await dataplane.unload(req.params.name);
       return { name: req.params.name, unload: true };
     });
-    app.post('/v2/repository/index', async () =>
+    app.post('/v2/repository/index', index, async () =>
       dataplane.modelStates().map(({ name, state, reason, versions }) => ({
         name,
         ...(versions.length > 0 ? { version: versions[versions.length - 1] } : {}),

@@ -5,6 +5,7 @@ import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
+import { docs, modelParams, targetParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
 type NameParams = { Params: { name: string } };
@@ -32,16 +33,18 @@ export function v1Routes(ctx: HttpContext) {
   }
 
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/v1/models', async () => ({ models: dataplane.listModels() }));
+    app.get('/v1/models', { schema: { summary: 'List models' }, config: { docs: docs.ok(docs.ref('ModelList')) } }, async () => ({ models: dataplane.listModels() }));
 
-    app.get<NameParams>('/v1/models/:name', async (req) => {
+    const byName = { schema: { summary: 'Model readiness (V1)', params: modelParams }, config: { docs: docs.okOrModelError(docs.ref('ModelReady')) } };
+    app.get<NameParams>('/v1/models/:name', byName, async (req) => {
       const { name } = req.params;
       dataplane.assertModelReady(name);
       return { name, ready: true };
     });
 
     // TF Serving's signature metadata, for the dialects that have it (404 for the others).
-    app.get<NameParams>('/v1/models/:name/metadata', async (req) => {
+    const metadataRoute = { schema: { summary: "TF Serving's signature metadata (TensorFlow models)", params: modelParams }, config: { docs: docs.okOrModelError({ type: 'object' }) } };
+    app.get<NameParams>('/v1/models/:name/metadata', metadataRoute, async (req) => {
       const model = dataplane.modelView(req.params.name);
       const dialect = v1DialectFor(model.platform);
       if (dialect.metadata === undefined) throw errors.routeNotFound(req.method, req.url);
@@ -53,7 +56,15 @@ export function v1Routes(ctx: HttpContext) {
       const { name, verb } = splitTarget((req.params as TargetParams['Params']).target);
       return verb === 'predict' || verb === 'explain' ? name : undefined;
     });
-    app.post<TargetParams>('/v1/models/:target', { onRequest }, async (req, reply) => {
+    const nameParameter = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };
+    const targetDocs = {
+      responses: {},
+      as: {
+        '/v1/models/{name}:predict': { summary: 'Predict (V1)', parameters: [nameParameter], docs: docs.predictV1 },
+        '/v1/models/{name}:explain': { summary: 'Explain (V1)', parameters: [nameParameter], docs: docs.explainV1 },
+      },
+    };
+    app.post<TargetParams>('/v1/models/:target', { onRequest, schema: { params: targetParams }, config: { docs: targetDocs } }, async (req, reply) => {
       const { name, verb } = splitTarget(req.params.target);
       if (verb === 'predict') return predict(req, reply, name);
       if (verb === 'explain') return dataplane.explain(name);

@@ -6,6 +6,7 @@ import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from 
 import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
+import { docs, inferHeaders, modelParams, versionParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
 type ModelParams = { Params: { name: string; version?: string } };
@@ -52,20 +53,39 @@ export function v2Routes(ctx: HttpContext) {
     return metadataJson(dataplane.modelMetadata(req.params.name, req.params.version));
   }
 
+  const { ok, okOrModelError, ref, err } = docs;
+  const metadataDocs = okOrModelError(ref('ModelMetadata'));
+  const readyDocs = okOrModelError(ref('ModelReady'));
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/v2', async () => dataplane.serverMetadata());
-    app.get('/v2/health/live', async () => ({ live: dataplane.live() }));
-    app.get('/v2/health/ready', async () => {
+    app.get('/v2', { schema: { summary: 'Server metadata' }, config: { docs: ok(ref('ServerMetadata')) } }, async () => dataplane.serverMetadata());
+    app.get('/v2/health/live', { schema: { summary: 'Server liveness' }, config: { docs: ok({ type: 'object', properties: { live: { type: 'boolean' } } }) } }, async () => ({
+      live: dataplane.live(),
+    }));
+    const readyServer = { responses: { 200: ok({ type: 'object', properties: { ready: { type: 'boolean' } } }).responses[200] as object, 503: err('Not ready') } };
+    app.get('/v2/health/ready', { schema: { summary: 'Server readiness: every model the server started with is ready' }, config: { docs: readyServer } }, async () => {
       if (!dataplane.ready()) throw errors.serverNotReady();
       return { ready: true };
     });
-    app.get('/v2/models', async () => ({ models: dataplane.listModels() }));
-    app.get<ModelParams>('/v2/models/:name', async (req) => metadata(req));
-    app.get<ModelParams>('/v2/models/:name/versions/:version', async (req) => metadata(req));
-    app.get<ModelParams>('/v2/models/:name/ready', async (req) => ready(req));
-    app.get<ModelParams>('/v2/models/:name/versions/:version/ready', async (req) => ready(req));
+    app.get('/v2/models', { schema: { summary: 'List models' }, config: { docs: ok(ref('ModelList')) } }, async () => ({ models: dataplane.listModels() }));
+    app.get<ModelParams>('/v2/models/:name', { schema: { summary: 'Model metadata', params: modelParams }, config: { docs: metadataDocs } }, async (req) => metadata(req));
+    app.get<ModelParams>(
+      '/v2/models/:name/versions/:version',
+      { schema: { summary: 'Model version metadata', params: versionParams }, config: { docs: metadataDocs } },
+      async (req) => metadata(req),
+    );
+    app.get<ModelParams>('/v2/models/:name/ready', { schema: { summary: 'Model readiness', params: modelParams }, config: { docs: readyDocs } }, async (req) => ready(req));
+    app.get<ModelParams>(
+      '/v2/models/:name/versions/:version/ready',
+      { schema: { summary: 'Model version readiness', params: versionParams }, config: { docs: readyDocs } },
+      async (req) => ready(req),
+    );
     const onRequest = tagInference('v2', (req) => (req.params as ModelParams['Params']).name);
-    app.post<ModelParams>('/v2/models/:name/infer', { onRequest }, infer);
-    app.post<ModelParams>('/v2/models/:name/versions/:version/infer', { onRequest }, infer);
+    const config = { docs: docs.inferV2 };
+    app.post<ModelParams>('/v2/models/:name/infer', { onRequest, schema: { summary: 'Inference', params: modelParams, headers: inferHeaders }, config }, infer);
+    app.post<ModelParams>(
+      '/v2/models/:name/versions/:version/infer',
+      { onRequest, schema: { summary: 'Inference on a model version', params: versionParams, headers: inferHeaders }, config },
+      infer,
+    );
   };
 }

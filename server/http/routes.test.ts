@@ -191,6 +191,24 @@ describe('REST routes on a ready server', () => {
     );
   });
 
+  it('GET /openapi.json is generated from the routes: their parameters, headers and documented bodies, no 405 stand-ins', async () => {
+    type Op = { summary?: string; parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
+    const doc = json(await get(`${t.url}/openapi.json`)) as { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, unknown> } };
+    const infer = doc.paths['/v2/models/{name}/versions/{version}/infer']?.['post'] as Op;
+    expect(infer.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['path:name', 'path:version', 'header:inference-header-content-length']);
+    expect(Object.keys(infer.requestBody?.content ?? {})).toEqual(['application/json', 'application/octet-stream']);
+    expect(Object.keys(infer.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '503']));
+    // Every operation is a route's own method: the 405 routes and the document's route are not operations.
+    const methods = new Set(Object.values(doc.paths).flatMap((ops) => Object.keys(ops)));
+    expect([...methods].sort()).toEqual(['get', 'post']);
+    expect(doc.paths['/openapi.json']).toBeUndefined();
+    expect(doc.paths['/v1/models/{target}']).toBeUndefined();
+    // Every $ref names a component.
+    const refs = JSON.stringify(doc).match(/#\/components\/schemas\/\w+/g) ?? [];
+    for (const r of refs) expect(doc.components.schemas[r.split('/').pop() as string], r).toBeDefined();
+    for (const [path, ops] of Object.entries(doc.paths)) for (const op of Object.values(ops)) expect(op.summary, path).toBeTruthy();
+  });
+
   it('GET /docs is not served without --enable_docs_url', async () => {
     expectError(await get(`${t.url}/docs`), 404);
   });

@@ -1,0 +1,145 @@
+/**
+ * JSON schemas of the REST routes: what fastify validates (path parameters and headers) and
+ * what only the OpenAPI document shows (bodies and responses), from which @fastify/swagger
+ * generates /openapi.json (openapi.ts).
+ *
+ * Why infer bodies and responses are documentation only: every body is read as bytes
+ * (body-parsers.ts), since V2 bodies may carry binary tensors after the JSON and tritonclient
+ * sends them without a content type; the codecs parse and validate them with KServe's own
+ * messages, which an ajv pass would replace with its own. Validating the parsed mlp body
+ * costs 0.2-0.8 µs against ~10 µs to parse it (150k elements: up to 400 µs against 32 ms),
+ * but it would need fastify to parse JSON bodies itself, a second parser beside the codec's.
+ * Responses are encoded by the codecs too; a response schema would make fastify re-serialise
+ * (and filter) the objects it is given.
+ */
+import { DATATYPES } from '../../protocols/datatypes.js';
+import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const name = { type: 'string', description: 'model name' } as const;
+const version = { type: 'string', description: 'model version label, e.g. "1"' } as const;
+
+/** Path parameters: `:name` and `:name` + `:version` (validated). */
+export const modelParams = { type: 'object', required: ['name'], properties: { name } } as const;
+export const versionParams = { type: 'object', required: ['name', 'version'], properties: { name, version } } as const;
+/** V1's `:target` segment is `name:verb`, split by the route. */
+export const targetParams = { type: 'object', required: ['target'], properties: { target: { type: 'string', description: 'name:predict or name:explain' } } } as const;
+
+/**
+ * The binary tensor extension's header. A string here: the codec checks it against the
+ * body's size and answers with the anchor's message (rest-request.ts).
+ */
+export const inferHeaders = {
+  type: 'object',
+  properties: {
+    [HEADER_LENGTH_HEADER]: { type: 'string', description: 'binary tensor data extension: byte length of the JSON part of the body (a non-negative integer)' },
+  },
+} as const;
+
+const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
+const err = (description: string) => json(ref('Error'), description);
+const binary = { type: 'string', format: 'binary' } as const;
+
+export const modelErrors = { 404: err('Unknown model or version'), 503: err('Model not ready') };
+const inferErrors = { 400: err('Invalid request'), ...modelErrors, 413: err('Body too large'), 500: err('Inference failed') };
+
+/** What the document shows for a route beyond its validated schema (server/http/openapi.ts). */
+export interface RouteDocs {
+  readonly requestBody?: object;
+  readonly responses: Record<string, object>;
+  /**
+   * Documented as these operations instead of the route's own path: one route may serve
+   * several documented paths (V1's `name:verb`).
+   */
+  readonly as?: Readonly<Record<string, { readonly summary: string; readonly parameters: readonly object[]; readonly docs: RouteDocs }>>;
+}
+
+export const docs = {
+  ok: (schema: object): RouteDocs => ({ responses: { 200: json(schema) } }),
+  okOrModelError: (schema: object): RouteDocs => ({ responses: { 200: json(schema), ...modelErrors } }),
+  inferV2: {
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('InferenceRequest') }, 'application/octet-stream': { schema: binary } },
+    },
+    responses: {
+      200: {
+        description: 'Inference result; binary outputs follow the JSON header when requested',
+        content: { 'application/json': { schema: ref('InferenceResponse') }, 'application/octet-stream': { schema: binary } },
+      },
+      ...inferErrors,
+    },
+  } as RouteDocs,
+  predictV1: { requestBody: { required: true, content: { 'application/json': { schema: ref('V1Request') } } }, responses: { 200: json(ref('V1Response')), ...inferErrors } } as RouteDocs,
+  explainV1: { responses: { 501: err('The model does not support explain'), ...modelErrors } } as RouteDocs,
+  text: (description: string): RouteDocs => ({ responses: { 200: { description } } }),
+  ref,
+  err,
+};
+
+const parameters = { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } };
+
+/** The document's component schemas, referenced as `#/components/schemas/<name>`. */
+export const COMPONENTS: Record<string, object> = {
+  Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+  ModelList: { type: 'object', properties: { models: { type: 'array', items: { type: 'string' } } } },
+  ModelReady: { type: 'object', properties: { name: { type: 'string' }, ready: { type: 'boolean' } } },
+  ServerMetadata: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, extensions: { type: 'array', items: { type: 'string' } } } },
+  TensorMetadata: { type: 'object', properties: { name: { type: 'string' }, datatype: { type: 'string' }, shape: { type: 'array', items: { type: 'integer' } } } },
+  ModelMetadata: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      versions: { type: 'array', items: { type: 'string' }, nullable: true },
+      platform: { type: 'string' },
+      inputs: { type: 'array', items: ref('TensorMetadata') },
+      outputs: { type: 'array', items: ref('TensorMetadata') },
+    },
+  },
+  Parameters: parameters,
+  RequestInput: {
+    type: 'object',
+    required: ['name', 'shape', 'datatype'],
+    properties: {
+      name: { type: 'string' },
+      shape: { type: 'array', items: { type: 'integer' } },
+      datatype: { type: 'string', enum: [...DATATYPES] },
+      parameters: ref('Parameters'),
+      data: { type: 'array', items: {} },
+    },
+  },
+  RequestOutput: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, parameters: ref('Parameters') } },
+  InferenceRequest: {
+    type: 'object',
+    required: ['inputs'],
+    properties: {
+      id: { type: 'string' },
+      parameters: ref('Parameters'),
+      inputs: { type: 'array', items: ref('RequestInput') },
+      outputs: { type: 'array', items: ref('RequestOutput') },
+    },
+  },
+  ResponseOutput: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      shape: { type: 'array', items: { type: 'integer' } },
+      datatype: { type: 'string' },
+      parameters: ref('Parameters'),
+      data: { type: 'array', items: {} },
+    },
+  },
+  InferenceResponse: {
+    type: 'object',
+    properties: {
+      model_name: { type: 'string' },
+      model_version: { type: 'string', nullable: true },
+      id: { type: 'string' },
+      parameters: ref('Parameters'),
+      outputs: { type: 'array', items: ref('ResponseOutput') },
+    },
+  },
+  V1Request: { type: 'object', properties: { instances: { type: 'array', items: {} }, inputs: { oneOf: [{ type: 'array', items: {} }, { type: 'object' }] } } },
+  V1Response: { type: 'object', properties: { predictions: { type: 'array', items: {} } } },
+  RepositoryEntry: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, state: { type: 'string' }, reason: { type: 'string' } } },
+};
