@@ -57,7 +57,7 @@ describe('decodeJsonData', () => {
     ['a string in numbers', 'FP32', [2], [1, 'a'], /input 'x': element 1 is string "a", which is not a valid FP32 value/],
     ['a long string is cut in the message', 'FP32', [1], ['a'.repeat(100)], /string "a{32}\.\.\."/],
     ['null', 'FP64', [1], [null], /element 0 is null/],
-    ['an object', 'INT8', [1], [{}], /element 0 is object \[object Object\]/],
+    ['an object', 'INT8', [1], [{}], /element 0 is object, which is not a valid INT8 value/],
     ['out of range UINT8', 'UINT8', [1], [256], /element 0 is number 256, which is not a valid UINT8 value/],
     ['negative UINT16', 'UINT16', [1], [-1], /not a valid UINT16 value/],
     ['out of range INT16', 'INT16', [1], [40000], /not a valid INT16 value/],

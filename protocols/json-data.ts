@@ -92,6 +92,8 @@ function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'string') return `string ${JSON.stringify(v.length > 32 ? `${v.slice(0, 32)}...` : v)}`;
+  // String() of an object may throw (no prototype) or run a client's toString: name the type only.
+  if (typeof v === 'object') return 'object';
   return `${typeof v} ${String(v)}`;
 }
 
