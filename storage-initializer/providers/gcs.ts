@@ -50,13 +50,16 @@ export class GcsProvider implements StorageProvider {
 
   private make(anonymous: boolean): Storage {
     const g = this.config.gcs;
+    // A service-account key is used with a custom endpoint too (a private endpoint still
+    // checks it); without one, a custom endpoint is an emulator and gets no credentials.
+    const withKey = !!g.credentialsFile && !anonymous;
     const opts: StorageOptions = {
       retryOptions: { autoRetry: false },
       timeout: this.config.readTimeoutMs,
-      ...(g.endpoint ? { apiEndpoint: g.endpoint, useAuthWithCustomEndpoint: false } : {}),
-      ...(g.credentialsFile && !anonymous ? { keyFilename: g.credentialsFile } : {}),
+      ...(g.endpoint ? { apiEndpoint: g.endpoint, useAuthWithCustomEndpoint: withKey } : {}),
+      ...(withKey ? { keyFilename: g.credentialsFile } : {}),
     };
-    if (anonymous || g.endpoint) {
+    if (anonymous || (g.endpoint && !withKey)) {
       // No credential lookup at all: emulators and public buckets.
       Object.assign(opts, { projectId: 'anonymous', authClient: undefined, token: undefined });
       if (anonymous) Object.assign(opts, { apiEndpoint: g.endpoint ?? 'https://storage.googleapis.com', useAuthWithCustomEndpoint: false });
