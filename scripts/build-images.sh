@@ -3,6 +3,8 @@
 #   kserve-ts-server:<version>, kserve-ts-storage-initializer:<version>, kserve-ts-controller:<version>,
 #   and kserve-ts-server-tensorflow:<version> (the server plus native TensorFlow for SavedModels,
 #   with the libtensorflow binding scripts/build-tfjs-node.sh builds from the tensorflow-cpu wheel)
+#   and kserve-ts-server-cuda:<version> (the server plus onnxruntime's CUDA execution provider and
+#   CUDA 13 libraries from PyPI wheels, scripts/install-cuda-ep.sh; about 2.2 GB of libraries)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
@@ -66,7 +68,7 @@ prod_modules() {
     cp package.json package-lock.json "$dir/"
     # The project's .npmrc keeps onnxruntime-node's CUDA download off; scripts don't run anyway.
     cp .npmrc "$dir/" 2>/dev/null || true
-    (cd "$dir" && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >&2)
+    (cd "$dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >&2)
     touch "$dir/.complete"
   fi
   echo "$dir/node_modules"
@@ -92,6 +94,21 @@ done
 log "native TensorFlow binding for kserve-ts-server-tensorflow"
 bash scripts/build-tfjs-node.sh >&2
 node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$context/server-tensorflow"
+# CUDA libraries go to /opt/kserve-ts/cuda/lib; the two provider libraries are linked into the
+# binding's folder. Hard links when the cache and the context share a file system (2.2 GB).
+log "CUDA execution provider for kserve-ts-server-cuda"
+cuda_lib="$(bash scripts/install-cuda-ep.sh)"
+cuda_context="$(mktemp -d "$cache_root/cuda-context.XXXXXX")"
+trap 'rm -rf "$context" "$cuda_context"' EXIT
+mkdir -p "$cuda_context/opt/kserve-ts/cuda"
+cp -al "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib" 2>/dev/null || cp -a "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib"
+cp images/server-cuda.Dockerfile "$cuda_context/Dockerfile"
+printf 'Dockerfile\n' > "$cuda_context/.dockerignore"
+ort_bin="$cuda_context/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
+mkdir -p "$ort_bin"
+for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
+  ln -s "/opt/kserve-ts/cuda/lib/$f" "$ort_bin/$f"
+done
 source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
 for t in "${targets[@]}"; do
   log "building kserve-ts-$t:$VERSION"
@@ -99,6 +116,10 @@ for t in "${targets[@]}"; do
     --build-arg VERSION="$VERSION" --build-arg SOURCE="$source_url" \
     -t "kserve-ts-$t:$VERSION" "$context" >/dev/null
 done
+log "building kserve-ts-server-cuda:$VERSION"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --build-arg SERVER="kserve-ts-server:$VERSION" \
+  -t "kserve-ts-server-cuda:$VERSION" "$cuda_context" >/dev/null
+targets+=(server-cuda)
 for t in "${targets[@]}"; do
   size="$("$DOCKER" image inspect -f '{{.Size}}' "kserve-ts-$t:$VERSION")"
   printf 'kserve-ts-%s:%s\t%d MB\n' "$t" "$VERSION" "$((size / 1000000))"
