@@ -14,6 +14,7 @@ import { widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
 import { addReflection } from './reflection.js';
+import { tolerantDeserializers } from './undecodable.js';
 
 export interface GrpcServerOptions {
   readonly dataplane: DataPlane;
@@ -90,7 +91,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   widenReceiveWindows(server);
   const inferMethod = inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
   server.addService(
-    tunedInfer(inference),
+    tunedInfer(tolerantDeserializers(inference)),
     inferenceService(
       { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength },
       (msg) => inferMethod.responseSerialize(msg),

@@ -15,6 +15,7 @@ import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js'
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
 import type { GrpcContext } from './context.js';
 import { toGrpcStatus } from './status.js';
+import { isUndecodable, undecodableReason } from './undecodable.js';
 
 interface ModelRef {
   name?: string;
@@ -42,7 +43,11 @@ export function inferenceService(
   function unary<Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
     return (call, callback) => {
       Promise.resolve()
-        .then(() => fn(call.request))
+        .then(() => {
+          const req: unknown = call.request;
+          if (isUndecodable(req)) throw errors.invalidInput(`the request is not a valid ${method}Request message: ${undecodableReason(req)}`);
+          return fn(req as Req);
+        })
         .then(
           (res) => callback(null, res),
           (err: unknown) => callback(toGrpcStatus(err, logger, method)),
