@@ -65,3 +65,16 @@ export function options(metric, extra) {
     summaryTrendStats: ['avg', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
   };
 }
+
+/** sample() as V1 `instances`: one nested row per entry of SHAPE's first dimension. */
+export function instances() {
+  const flat = sample();
+  const nest = (values, dims) => {
+    if (dims.length === 1) return values;
+    const step = values.length / dims[0];
+    const out = [];
+    for (let i = 0; i < dims[0]; i++) out.push(nest(values.slice(i * step, (i + 1) * step), dims.slice(1)));
+    return out;
+  };
+  return nest(flat, SHAPE);
+}
