@@ -48,7 +48,8 @@ describe('metrics', () => {
       ]),
     );
     for (const metric of metrics) {
-      const { values } = await metric.get();
+      // prom-client types the array as plain descriptions; each is a live metric with get().
+      const { values } = await (metric as unknown as { get(): Promise<{ values: unknown[] }> }).get();
       if (values.length === 0) unobserved.push(metric.name);
     }
     expect(unobserved).toEqual([]);
