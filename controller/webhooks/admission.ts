@@ -4,6 +4,7 @@
  * API server only ever sends it to webhooks.
  */
 import type { JsonPatchOperation } from './json-patch.js';
+import { type Shape, shapeProblems } from './object-shape.js';
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 
@@ -103,19 +104,29 @@ export function parseAdmissionReview(body: unknown): AdmissionReview & { request
     throw new BadAdmissionReview(`apiVersion must be one of ${ADMISSION_API_VERSIONS.join(', ')}, got '${String(review.apiVersion)}'`);
   }
   const request = review.request;
-  if (!request || typeof request !== 'object') throw new BadAdmissionReview('request is missing');
-  if (typeof request.uid !== 'string' || request.uid === '') throw new BadAdmissionReview('request.uid is missing');
+  if (!request || typeof request !== 'object' || Array.isArray(request)) throw new BadAdmissionReview('request is missing or not an object');
+  if (typeof request.uid !== 'string' || request.uid === '') throw new BadAdmissionReview('request.uid must be a non-empty string');
+  if (request.namespace !== undefined && typeof request.namespace !== 'string') throw new BadAdmissionReview('request.namespace must be a string');
+  if (request.name !== undefined && typeof request.name !== 'string') throw new BadAdmissionReview('request.name must be a string');
+  if (request.kind !== undefined && (request.kind === null || typeof request.kind !== 'object' || typeof request.kind.kind !== 'string')) {
+    throw new BadAdmissionReview('request.kind must be a {group, version, kind} object');
+  }
   if (!['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(request.operation)) {
     throw new BadAdmissionReview(`request.operation '${String(request.operation)}' is not one of CREATE, UPDATE, DELETE, CONNECT`);
   }
   return review as AdmissionReview & { request: AdmissionRequest };
 }
 
-/** The request's object when the handler needs one; a missing or non-object value is a 400. */
-export function requestObject<T>(request: AdmissionRequest, field: 'object' | 'oldObject' = 'object'): T {
+/**
+ * The request's object when the handler needs one, checked against `shape` (object-shape.ts):
+ * a missing or non-object value, or a field of the wrong JSON type, is a 400 naming the field.
+ */
+export function requestObject<T>(request: AdmissionRequest, field: 'object' | 'oldObject', shape: Shape): T {
   const value = request[field];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new BadAdmissionReview(`request.${field} must be a JSON object`);
   }
+  const problems = shapeProblems(value, shape, '');
+  if (problems.length > 0) throw new BadAdmissionReview(`${request.kind?.kind ?? 'object'} ${field === 'oldObject' ? '(old) ' : ''}is malformed: ${problems.join('; ')}`);
   return value as T;
 }

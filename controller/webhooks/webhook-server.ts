@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { type AdmissionHandler, type AdmissionRequest, BadAdmissionReview, deny, parseAdmissionReview, toResponse, type Verdict } from './admission.js';
 import { WebhookError } from './errors.js';
+import { jsonSyntaxProblem } from './json-error.js';
 
 export interface WebhookServerOptions {
   tls: { cert: string; key: string };
@@ -62,7 +63,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     try {
       review = parseAdmissionReview(JSON.parse(body.toString('utf8')));
     } catch (err) {
-      const why = err instanceof SyntaxError ? `request body is not valid JSON: ${err.message}` : (err as Error).message;
+      // A SyntaxError's message quotes the body, which may carry credentials: never repeat it.
+      const why = err instanceof SyntaxError ? `request body is ${jsonSyntaxProblem(err)}` : (err as Error).message;
       logger.warn({ path, why }, 'bad AdmissionReview');
       return sendJson(res, 400, { message: `bad AdmissionReview: ${why}` });
     }
@@ -85,8 +87,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         logger.info({ ...about, message: err.message }, 'denied');
         return deny(code, err.message);
       }
-      logger.error({ ...about, err }, 'webhook handler failed');
-      return deny(500, `webhook ${path} failed: ${(err as Error)?.message ?? String(err)}`);
+      // A TypeError and its kin are a bug meeting an object the shape checks let through: the
+      // API server gets a 500 that says so, never the raw message (it may quote the object).
+      const internal = err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError || !(err instanceof Error);
+      logger.error({ ...about, err: internal ? { type: (err as Error)?.name ?? typeof err, stack: (err as Error)?.stack?.split('\n').slice(1, 4).join(' | ') } : err }, 'webhook handler failed');
+      const message = internal ? `internal error (${(err as Error)?.name ?? 'unknown'}); the controller log has the details for request ${request.uid}` : (err as Error).message;
+      return deny(500, `webhook ${path} failed: ${message}`);
     }
   }
 

@@ -22,6 +22,7 @@ import { S3_ENV } from './s3.js';
 export const STORAGE_CONFIG_ENV = 'STORAGE_CONFIG';
 export const STORAGE_OVERRIDE_CONFIG_ENV = 'STORAGE_OVERRIDE_CONFIG';
 import { URI_SCHEME_PLACEHOLDER } from '../../constants.js';
+import { jsonSyntaxProblem } from '../json-error.js';
 
 export { URI_SCHEME_PLACEHOLDER };
 export const SUPPORTED_STORAGE_SPEC_TYPES: readonly string[] = ['s3'];
@@ -65,7 +66,7 @@ export async function injectStorageSpecCredentials(inj: StorageSpecInjection): P
     try {
       parsed = JSON.parse(entry);
     } catch (err) {
-      throw errors.invalidStorageConfigJson(key, secretName, (err as Error).message);
+      throw errors.invalidStorageConfigJson(key, secretName, jsonSyntaxProblem(err));
     }
     const fields = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
     if (type === '' && typeof fields['type'] === 'string') type = fields['type'];

@@ -5,6 +5,7 @@
 import type { InferenceService } from '../../api/inference-service.js';
 import { type AdmissionHandler, allow, deny, requestObject } from '../admission.js';
 import { diff } from '../json-patch.js';
+import { INFERENCE_SERVICE_SHAPE } from '../object-shape.js';
 import type { GetWebhookConfig } from '../webhook-config.js';
 import { defaultInferenceService } from './defaulter.js';
 import { validateInferenceService } from './validator.js';
@@ -12,7 +13,7 @@ import { validateInferenceService } from './validator.js';
 export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const original = requestObject<InferenceService>(request);
+    const original = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE);
     const isvc = structuredClone(original);
     defaultInferenceService(isvc, (await getConfig()).defaultDeploymentMode);
     return allow(diff(original, isvc));
@@ -22,10 +23,10 @@ export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHan
 export function isvcValidatingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const isvc = requestObject<InferenceService>(request);
+    const isvc = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE);
     // Never block the updates that finish a deletion (finalizer removal).
     if (request.operation === 'UPDATE' && isvc.metadata?.deletionTimestamp) return allow();
-    const old = request.operation === 'UPDATE' ? requestObject<InferenceService>(request, 'oldObject') : undefined;
+    const old = request.operation === 'UPDATE' ? requestObject<InferenceService>(request, 'oldObject', INFERENCE_SERVICE_SHAPE) : undefined;
     const problems = validateInferenceService(isvc, (await getConfig()).defaultDeploymentMode, old);
     if (problems.length === 0) return allow();
     const name = isvc.metadata?.name ?? request.name ?? '';

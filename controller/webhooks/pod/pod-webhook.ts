@@ -2,6 +2,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { type AdmissionHandler, allow, requestObject } from '../admission.js';
 import type { CredentialSource } from '../credentials/credential-source.js';
+import { POD_SHAPE } from '../object-shape.js';
 import type { GetWebhookConfig } from '../webhook-config.js';
 import type { PodMutator } from './pod-mutation.js';
 import { isInferenceServicePod, mutatePod, POD_MUTATORS } from './pod-mutator.js';
@@ -17,7 +18,7 @@ export interface PodWebhookDeps {
 export function podWebhook(deps: PodWebhookDeps): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE') return allow();
-    const pod = requestObject<V1Pod>(request);
+    const pod = requestObject<V1Pod>(request, 'object', POD_SHAPE);
     if (!isInferenceServicePod(pod)) return allow();
     // A pod made from a template has no namespace yet: the request carries it.
     const namespace = request.namespace || pod.metadata?.namespace || 'default';
