@@ -169,8 +169,10 @@ export class Controller {
     const [namespace, name] = key.split('/') as [string, string];
     const end = this.opts.metrics.reconcileSeconds.startTimer();
     try {
-      await this.reconciler.reconcile(namespace, name);
+      const result = await this.reconciler.reconcile(namespace, name);
       this.opts.metrics.reconciles.inc({ result: 'success' });
+      // Something the controller does not watch (an HTTPRoute's acceptance) is pending.
+      if (result.recheckAfterMs !== undefined && this.started) this.queue.addAfter(key, result.recheckAfterMs);
     } catch (err) {
       this.opts.metrics.reconciles.inc({ result: 'error' });
       throw err;

@@ -3,7 +3,7 @@
  * `pkg/apis/serving/v1beta1` so manifests written for KServe apply unchanged; the CRD
  * schema (controller/crds/) rejects the fields this controller does not implement.
  */
-import type { V1Container, V1ObjectMeta, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Container, V1ObjectMeta, V1PodSpec, V1ResourceRequirements } from '@kubernetes/client-node';
 
 export const ISVC_GROUP = 'serving.kserve.io';
 export const ISVC_VERSION = 'v1beta1';
@@ -51,27 +51,33 @@ export interface ComponentExtensionSpec {
   annotations?: Record<string, string>;
 }
 
-/** The pod fields a component may carry (a subset of PodSpec). */
-export interface ComponentPodSpec {
-  containers?: V1Container[];
-  serviceAccountName?: string;
-  nodeSelector?: Record<string, string>;
-  imagePullSecrets?: { name: string }[];
-  tolerations?: unknown[];
-  affinity?: unknown;
-}
+/**
+ * The pod fields a component carries: KServe inlines a whole PodSpec into every component
+ * (`containers` optional there, since a model-based predictor gets its container from the
+ * runtime).
+ */
+export type ComponentPodSpec = Partial<V1PodSpec>;
 
 export interface PredictorSpec extends ComponentExtensionSpec, ComponentPodSpec {
   model?: ModelSpec;
-  /** Legacy framework specs, rewritten into `model` by the defaulter. */
-  onnx?: LegacyFrameworkSpec;
+  /** KServe's legacy framework specs, rewritten into `model` by the defaulter (see model-spec.ts). */
+  sklearn?: LegacyFrameworkSpec;
+  xgboost?: LegacyFrameworkSpec;
   tensorflow?: LegacyFrameworkSpec;
+  pytorch?: LegacyFrameworkSpec;
+  triton?: LegacyFrameworkSpec;
+  onnx?: LegacyFrameworkSpec;
+  huggingface?: LegacyFrameworkSpec;
+  pmml?: LegacyFrameworkSpec;
+  lightgbm?: LegacyFrameworkSpec;
+  paddle?: LegacyFrameworkSpec;
 }
 
 export interface LegacyFrameworkSpec extends Partial<V1Container> {
   storageUri?: string;
   runtimeVersion?: string;
   protocolVersion?: ProtocolVersion;
+  storage?: StorageSpec;
 }
 
 export interface TransformerSpec extends ComponentExtensionSpec, ComponentPodSpec {}

@@ -2,7 +2,7 @@
  * ServingRuntime / ClusterServingRuntime v1alpha1 (KServe's `servingruntime_types.go`):
  * the same spec, namespaced or cluster-scoped.
  */
-import type { V1Container, V1ObjectMeta, V1Volume } from '@kubernetes/client-node';
+import type { V1Affinity, V1Container, V1ObjectMeta, V1PodResourceClaim, V1Toleration, V1Volume } from '@kubernetes/client-node';
 import type { ProtocolVersion } from './inference-service.js';
 
 export const RUNTIME_GROUP = 'serving.kserve.io';
@@ -27,6 +27,10 @@ export interface ServingRuntimeSpec {
   volumes?: V1Volume[];
   nodeSelector?: Record<string, string>;
   imagePullSecrets?: { name: string }[];
+  affinity?: V1Affinity;
+  tolerations?: V1Toleration[];
+  schedulerName?: string;
+  resourceClaims?: V1PodResourceClaim[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }

@@ -7,14 +7,11 @@
 import type { DeploymentMode } from '../constants.js';
 import { normalizeDeploymentMode } from '../deployment-mode.js';
 import { type CredentialsConfig, parseCredentialsConfig } from './credentials.js';
+import { type IngressConfig, parseIngressConfig } from './ingress.js';
 import { ConfigError, objectField, parseSection, stringField, boolField } from './section.js';
-import { type StorageInitializerConfig, parseStorageInitializerConfig } from './storage-initializer.js';
 
-export interface IngressConfig {
-  ingressDomain: string;
-  domainTemplate: string;
-  urlScheme: string;
-}
+export type { IngressConfig };
+import { type StorageInitializerConfig, parseStorageInitializerConfig } from './storage-initializer.js';
 
 export interface ResourceDefaults {
   cpuRequest: string;
@@ -42,7 +39,7 @@ export function parseInferenceServiceConfig(data: Readonly<Record<string, string
   const d = data ?? {};
   return {
     defaultDeploymentMode: parseDeploy(d.deploy),
-    ingress: parseIngress(d.ingress),
+    ingress: parseIngressConfig(parseSection('ingress', d.ingress)),
     resources: parseResources(d.inferenceService),
     serviceClusterIPNone: boolField('service', parseSection('service', d.service), 'serviceClusterIPNone', false),
     autoscaler: parseAutoscaler(d.autoscaler),
@@ -59,15 +56,6 @@ function parseDeploy(raw: string | undefined): DeploymentMode {
     throw new ConfigError('deploy', `defaultDeploymentMode '${value}' must be one of Standard, Knative, ModelMesh (or legacy RawDeployment, Serverless)`);
   }
   return mode;
-}
-
-function parseIngress(raw: string | undefined): IngressConfig {
-  const s = parseSection('ingress', raw);
-  return {
-    ingressDomain: stringField('ingress', s, 'ingressDomain', 'example.com'),
-    domainTemplate: stringField('ingress', s, 'domainTemplate', '{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}'),
-    urlScheme: stringField('ingress', s, 'urlScheme', 'http'),
-  };
 }
 
 function parseResources(raw: string | undefined): ResourceDefaults {

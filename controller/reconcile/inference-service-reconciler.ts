@@ -5,12 +5,13 @@
  * changed writes nothing. Throwing means "retry with backoff" (the work queue does it);
  * spec errors are reported in status and not retried until something changes.
  */
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
   ISVC_GROUP,
   ISVC_PLURAL,
   ISVC_VERSION,
+  type ComponentExtensionSpec,
   type ComponentStatus,
   type Condition,
   type InferenceService,
@@ -18,8 +19,7 @@ import {
 } from '../api/inference-service.js';
 import { modelSpecOf } from '../api/model-spec.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
-import { type InferenceServiceConfig, renderDomain } from '../config/inferenceservice-config.js';
-import type { DeploymentMode } from '../constants.js';
+import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
@@ -28,6 +28,7 @@ import { selectRuntime } from '../runtime-selection.js';
 import type { ComponentPlan, ComponentType } from './component-plan.js';
 import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
 import { planCustomPredictor, planRuntimePredictor } from './predictor-plan.js';
+import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/ingress-step.js';
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
 import { desiredService } from './standard/service.js';
@@ -63,6 +64,13 @@ export interface ReconcilerDeps {
 interface ComponentOutcome {
   readonly ready: Condition;
   readonly status: ComponentStatus;
+  /** Standard mode: the applied Service (what the ingress routes to). */
+  readonly service?: V1Service;
+}
+
+/** What one reconcile asks of the queue beyond "done" (KServe's `RequeueAfter`). */
+export interface ReconcileResult {
+  readonly recheckAfterMs?: number;
 }
 
 const KNATIVE_MISSING =
@@ -71,9 +79,9 @@ const KNATIVE_MISSING =
 export class InferenceServiceReconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
-  async reconcile(namespace: string, name: string): Promise<void> {
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const isvc = await this.read(namespace, name);
-    if (!isvc || isvc.metadata.deletionTimestamp) return;
+    if (!isvc || isvc.metadata.deletionTimestamp) return {};
     const config = this.deps.config();
     const mode = resolveDeploymentMode(isvc, config.defaultDeploymentMode);
     const status: InferenceServiceStatus = { ...isvc.status, deploymentMode: mode, observedGeneration: isvc.metadata.generation ?? 0 };
@@ -81,16 +89,16 @@ export class InferenceServiceReconciler {
 
     if (mode === 'ModelMesh') {
       conditions.push(condition(PREDICTOR_READY, 'False', 'ModelMeshNotSupported', 'ModelMesh deployment mode is not supported by kserve-ts'));
-      return this.writeStatus(isvc, status, conditions);
+      return this.done(isvc, status, conditions);
     }
     const predictor = this.planPredictor(isvc, config, status);
     if (!predictor.ok) {
       conditions.push(condition(PREDICTOR_READY, 'False', predictor.reason, predictor.message));
-      return this.writeStatus(isvc, status, conditions);
+      return this.done(isvc, status, conditions);
     }
     if (mode === 'Knative' && !(await this.deps.knativeInstalled())) {
       conditions.push(condition(PREDICTOR_READY, 'False', 'KnativeNotInstalled', KNATIVE_MISSING));
-      return this.writeStatus(isvc, status, conditions);
+      return this.done(isvc, status, conditions);
     }
     const transformer = planTransformer(isvc, config);
     const plans = transformer ? [predictor.plan, transformer] : [predictor.plan];
@@ -106,9 +114,20 @@ export class InferenceServiceReconciler {
     status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
     const pods = this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, 'predictor');
     status.modelStatus = modelStatusFromPods(pods, predictorOutcome.ready.status === 'True');
-    this.setAddresses(isvc, mode, config, status, transformer !== undefined);
+    if (mode === 'Standard') {
+      const ingress = await this.standardIngress(isvc, config, status, predictorOutcome, transformerOutcome);
+      conditions.push(ingress.condition);
+      await this.writeStatus(isvc, status, conditions);
+      return ingress.recheckAfterMs !== undefined ? { recheckAfterMs: ingress.recheckAfterMs } : {};
+    }
+    this.setKnativeAddresses(isvc, status, transformer !== undefined);
     conditions.push(status.url ? condition(INGRESS_READY, 'True') : condition(INGRESS_READY, 'Unknown', 'IngressNotConfigured', 'waiting for the component URL'));
-    return this.writeStatus(isvc, status, conditions);
+    return this.done(isvc, status, conditions);
+  }
+
+  private async done(isvc: InferenceService, status: InferenceServiceStatus, conditions: Condition[]): Promise<ReconcileResult> {
+    await this.writeStatus(isvc, status, conditions);
+    return {};
   }
 
   private async read(namespace: string, name: string): Promise<InferenceService | undefined> {
@@ -142,7 +161,12 @@ export class InferenceServiceReconciler {
     }
     const ns = isvc.metadata.namespace!;
     const selection = selectRuntime(model, { namespaced: this.deps.runtimes.namespaced(ns), cluster: this.deps.runtimes.cluster() });
-    if (!selection.ok) return this.invalid(status, selection.reason, selection.message);
+    if (!selection.ok) {
+      // KServe's message names neither; with ten legacy formats and two runtimes, say which.
+      const { name, version } = model.modelFormat;
+      const what = `model format '${name}'${version ? ` version '${version}'` : ''}, protocol '${model.protocolVersion ?? 'v1'}'`;
+      return this.invalid(status, selection.reason, selection.reason === 'NoSupportingRuntime' ? `${selection.message} (${what})` : selection.message);
+    }
     if (selection.scope === 'namespace') {
       status.servingRuntimeName = selection.runtime.metadata.name!;
       delete status.clusterServingRuntimeName;
@@ -169,15 +193,15 @@ export class InferenceServiceReconciler {
     const { objects } = this.deps.clients;
     const scaling = decideScaling(isvc, plan, config.autoscaler);
     // KServe's order: Service, then Deployment, then the autoscaler.
-    await applyObject(objects, desiredService(isvc, plan, config.serviceClusterIPNone));
+    const service = desiredService(isvc, plan, config.serviceClusterIPNone);
+    await applyObject(objects, service);
     const deployment = await applyObject<V1Deployment>(objects, desiredDeployment(isvc, plan, scaling.replicas));
     if (scaling.hpa) await applyObject(objects, scaling.hpa);
     else await deleteIfExists(objects, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: plan.name, namespace: isvc.metadata.namespace! } });
-    const ns = isvc.metadata.namespace!;
-    return {
-      ready: readinessFromDeployment(PREDICTOR_READY, deployment),
-      status: { address: { url: `http://${plan.name}.${ns}.svc.cluster.local` } },
-    };
+    const ready = readinessFromDeployment(PREDICTOR_READY, deployment);
+    const address = serviceAddress(plan.name, isvc.metadata.namespace!, service);
+    const url = ready.status === 'True' ? componentUrl(plan.name, isvc, config.ingress) : undefined;
+    return { ready, service, status: { ...(url ? { url } : {}), address: { url: address } } };
   }
 
   private async applyKnative(isvc: InferenceService, plan: ComponentPlan, status: InferenceServiceStatus): Promise<ComponentOutcome> {
@@ -186,17 +210,34 @@ export class InferenceServiceReconciler {
     return { ready: readinessFromKnative(PREDICTOR_READY, ksvc), status: componentStatusFromKnative(ksvc, previous) };
   }
 
-  /** KServe's URL rules: Standard from the domain template; Knative from the ksvc URL minus `-predictor`. */
-  private setAddresses(isvc: InferenceService, mode: DeploymentMode, config: InferenceServiceConfig, status: InferenceServiceStatus, hasTransformer: boolean): void {
+  /**
+   * Standard mode: the Ingress or HTTPRoutes, then `url` (kept from before while the way in
+   * is not there yet, as KServe leaves it) and `address`, the cluster-local URL of the entry
+   * component (the transformer when there is one).
+   */
+  private async standardIngress(
+    isvc: InferenceService,
+    config: InferenceServiceConfig,
+    status: InferenceServiceStatus,
+    predictor: ComponentOutcome,
+    transformer: ComponentOutcome | undefined,
+  ): Promise<IngressOutcome> {
+    const backend = (o: ComponentOutcome, component: ComponentExtensionSpec) => ({ service: o.service!, component, ready: o.ready.status === 'True' });
+    const outcome = await reconcileIngress(this.deps.clients, isvc, config.ingress, {
+      predictor: backend(predictor, isvc.spec.predictor),
+      ...(transformer && isvc.spec.transformer ? { transformer: backend(transformer, isvc.spec.transformer) } : {}),
+    });
+    if (outcome.url) status.url = outcome.url;
+    const entry = transformer ?? predictor;
+    status.address = { url: entry.status.address!.url! };
+    return outcome;
+  }
+
+  /** Knative: `url` from the entry ksvc URL minus `-predictor`/`-transformer`. */
+  private setKnativeAddresses(isvc: InferenceService, status: InferenceServiceStatus, hasTransformer: boolean): void {
     const name = isvc.metadata.name!;
     const ns = isvc.metadata.namespace!;
     const entry: ComponentType = hasTransformer ? 'transformer' : 'predictor';
-    if (mode === 'Standard') {
-      const host = renderDomain(config.ingress.domainTemplate, { Name: name, Namespace: ns, IngressDomain: config.ingress.ingressDomain });
-      status.url = `${config.ingress.urlScheme}://${host}`;
-      status.address = { url: `http://${name}-${entry}.${ns}.svc.cluster.local` };
-      return;
-    }
     const componentUrl = status.components?.[entry]?.url;
     if (!componentUrl) {
       delete status.url;
@@ -227,6 +268,14 @@ export class InferenceServiceReconciler {
       'status updated',
     );
   }
+}
+
+/** `http://{svc}.{ns}.svc.cluster.local`, with the target port when the Service is headless (no port mapping), as KServe. */
+function serviceAddress(name: string, ns: string, service: V1Service): string {
+  const host = `http://${name}.${ns}.svc.cluster.local`;
+  if (service.spec?.clusterIP !== 'None') return host;
+  const http = service.spec?.ports?.find((p) => !/grpc|h2c/i.test(p.name ?? '') && p.appProtocol !== 'kubernetes.io/h2c');
+  return `${host}:${String(http?.targetPort ?? 8080)}`;
 }
 
 function sortKeys(value: unknown): unknown {

@@ -1,11 +1,14 @@
 /**
- * The predictor's pod: the selected runtime's container template merged with the
- * InferenceService's model container fields (KServe's MergeRuntimeContainers: the ISVC
- * wins field by field, env merges by name, args are appended), placeholders rendered,
- * and the storage URI handed to the pod webhook through annotations.
+ * The predictor's pod, as KServe's `buildPodSpec` makes it: the selected runtime's pod fields
+ * with the predictor's PodSpec strategic-merged over them (`MergePodSpec`), the runtime's
+ * `kserve-container` with the model's container fields strategic-merged over it
+ * (`MergeRuntimeContainers`: env by name, ports by containerPort, volumeMounts by mountPath,
+ * args appended), then a `transformer-container` (the runtime's and the predictor's merged),
+ * the runtime's other containers and the predictor's other containers. Placeholders are
+ * rendered, and the storage URI is handed to the pod webhook through annotations.
  */
 import type { V1Container, V1ContainerPort, V1EnvVar, V1PodSpec } from '@kubernetes/client-node';
-import type { InferenceService, ModelSpec, PredictorSpec } from '../api/inference-service.js';
+import type { InferenceService, ModelSpec } from '../api/inference-service.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
 import {
@@ -15,12 +18,15 @@ import {
   ANN_STORAGE_SPEC_PARAM,
   DEFAULT_HTTP_PORT,
   KSERVE_CONTAINER,
+  TRANSFORMER_CONTAINER,
   URI_SCHEME_PLACEHOLDER,
   componentName,
 } from '../constants.js';
 import { componentAnnotations, componentLabels } from './component-metadata.js';
 import type { ComponentPlan } from './component-plan.js';
+import { componentPodSpec } from './component-pod-spec.js';
 import { renderContainer } from './placeholders.js';
+import { mergeContainer, mergePodSpec } from './strategic-merge.js';
 
 /** ModelSpec fields that describe the model, not the container. */
 const MODEL_ONLY_FIELDS = ['modelFormat', 'runtime', 'storageUri', 'runtimeVersion', 'protocolVersion', 'storage'] as const;
@@ -34,18 +40,20 @@ export function planRuntimePredictor(
   const predictor = isvc.spec.predictor;
   const templates = runtime.spec.containers;
   const main = templates.find((c) => c.name === KSERVE_CONTAINER) ?? templates[0]!;
-  const sidecars = templates.filter((c) => c !== main);
-  const modelContainer = containerFieldsOf(model);
-  const merged = mergeContainers(main, modelContainer, model.runtimeVersion);
+  const merged = withRuntimeVersion(mergeContainer(main, containerFieldsOf(model)), main, model);
   const storageUri = model.storageUri ?? storageSpecUri(model);
   const container = withDefaults(renderContainer({ ...merged, name: KSERVE_CONTAINER }, isvc.metadata), config, storageUri);
-  const podSpec: V1PodSpec = {
-    ...podFields(predictor),
-    containers: [container, ...sidecars.map((c) => renderContainer(c, isvc.metadata))],
-    ...(runtime.spec.volumes ? { volumes: runtime.spec.volumes } : {}),
-    ...mergeNodeSelector(runtime.spec.nodeSelector, predictor.nodeSelector),
-    ...mergePullSecrets(runtime.spec.imagePullSecrets, predictor.imagePullSecrets),
-  };
+  const own = predictor.containers ?? [];
+  const runtimeTransformer = templates.find((c) => c.name === TRANSFORMER_CONTAINER);
+  const ownTransformer = own.find((c) => c.name === TRANSFORMER_CONTAINER);
+  const transformer = runtimeTransformer && ownTransformer ? mergeContainer(runtimeTransformer, ownTransformer) : (runtimeTransformer ?? ownTransformer);
+  const containers = [
+    container,
+    ...(transformer ? [renderContainer(transformer, isvc.metadata)] : []),
+    ...templates.filter((c) => c !== main && c.name !== TRANSFORMER_CONTAINER).map((c) => renderContainer(c, isvc.metadata)),
+    ...own.filter((c) => c.name !== TRANSFORMER_CONTAINER),
+  ];
+  const podSpec: V1PodSpec = { ...mergePodSpec(runtimePodFields(runtime), componentPodSpec(predictor)), containers };
   const annotations = componentAnnotations(isvc, runtime.spec.annotations, predictor.annotations);
   return {
     component: 'predictor',
@@ -59,12 +67,15 @@ export function planRuntimePredictor(
   };
 }
 
-/** A predictor given as plain containers (custom predictor): no runtime involved. */
+/** A predictor given as plain containers (custom predictor): no runtime involved, its PodSpec as written. */
 export function planCustomPredictor(isvc: InferenceService, config: InferenceServiceConfig): ComponentPlan {
   const predictor = isvc.spec.predictor;
-  const [first, ...rest] = predictor.containers ?? [];
-  const storageUri = first?.env?.find((e) => e.name === 'STORAGE_URI')?.value;
-  const container = withDefaults(renderContainer({ ...first!, name: KSERVE_CONTAINER }, isvc.metadata), config, undefined);
+  const all = predictor.containers ?? [];
+  // KServe's custom predictor: the container named kserve-container, else the first.
+  const first = all.find((c) => c.name === KSERVE_CONTAINER) ?? all[0]!;
+  const rest = all.filter((c) => c !== first);
+  const storageUri = first.env?.find((e) => e.name === 'STORAGE_URI')?.value;
+  const container = withDefaults(renderContainer({ ...first, name: KSERVE_CONTAINER }, isvc.metadata), config, undefined);
   const annotations = componentAnnotations(isvc, predictor.annotations);
   return {
     component: 'predictor',
@@ -75,18 +86,18 @@ export function planCustomPredictor(isvc: InferenceService, config: InferenceSer
       ...annotations,
       ...(storageUri ? { [ANN_STORAGE_INITIALIZER_SOURCE_URI]: storageUri } : {}),
     },
-    podSpec: { ...podFields(predictor), containers: [container, ...rest], ...mergeNodeSelector(undefined, predictor.nodeSelector), ...mergePullSecrets(undefined, predictor.imagePullSecrets) },
+    podSpec: { ...componentPodSpec(predictor), containers: [container, ...rest] },
     ports: portsOf(container),
     scaling: predictor,
   };
 }
 
-export function podFields(spec: PredictorSpec | { serviceAccountName?: string; tolerations?: unknown[]; affinity?: unknown }): Partial<V1PodSpec> {
-  return {
-    ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
-    ...(spec.tolerations ? { tolerations: spec.tolerations as V1PodSpec['tolerations'] } : {}),
-    ...(spec.affinity ? { affinity: spec.affinity as V1PodSpec['affinity'] } : {}),
-  };
+/** The pod fields a ServingRuntime may set (KServe's MergePodSpec base). */
+function runtimePodFields(runtime: ServingRuntime): Partial<V1PodSpec> {
+  const { nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims } = runtime.spec;
+  return Object.fromEntries(
+    Object.entries({ nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims }).filter(([, v]) => v !== undefined),
+  ) as Partial<V1PodSpec>;
 }
 
 function containerFieldsOf(model: ModelSpec): Partial<V1Container> {
@@ -95,14 +106,10 @@ function containerFieldsOf(model: ModelSpec): Partial<V1Container> {
   return fields as Partial<V1Container>;
 }
 
-function mergeContainers(runtime: V1Container, isvc: Partial<V1Container>, runtimeVersion: string | undefined): V1Container {
-  const merged: V1Container = { ...runtime, ...isvc, name: runtime.name };
-  const args = [...(runtime.args ?? []), ...(isvc.args ?? [])];
-  if (args.length > 0) merged.args = args;
-  const env = mergeEnv(runtime.env, isvc.env);
-  if (env.length > 0) merged.env = env;
-  if (!isvc.image && runtimeVersion && runtime.image) merged.image = `${runtime.image.replace(/:[^:/]+$/, '')}:${runtimeVersion}`;
-  return merged;
+/** `runtimeVersion` replaces the runtime image's tag unless the ISVC names its own image. */
+function withRuntimeVersion(merged: V1Container, runtime: V1Container, model: ModelSpec): V1Container {
+  if (model.image || !model.runtimeVersion || !runtime.image) return merged;
+  return { ...merged, image: `${runtime.image.replace(/:[^:/]+$/, '')}:${model.runtimeVersion}` };
 }
 
 function mergeEnv(base: V1EnvVar[] | undefined, override: V1EnvVar[] | undefined): V1EnvVar[] {
@@ -152,13 +159,4 @@ function storageAnnotations(model: ModelSpec, storageUri: string | undefined): R
     if (model.storage.key) out[ANN_STORAGE_SPEC_KEY] = model.storage.key;
   }
   return out;
-}
-
-function mergeNodeSelector(a?: Record<string, string>, b?: Record<string, string>): Partial<V1PodSpec> {
-  return a || b ? { nodeSelector: { ...a, ...b } } : {};
-}
-
-function mergePullSecrets(a?: { name: string }[], b?: { name: string }[]): Partial<V1PodSpec> {
-  const names = [...new Set([...(a ?? []), ...(b ?? [])].map((s) => s.name))];
-  return names.length > 0 ? { imagePullSecrets: names.map((name) => ({ name })) } : {};
 }

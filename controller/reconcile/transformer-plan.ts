@@ -1,6 +1,7 @@
 /**
  * The transformer: the user's container, told where the predictor is with the arguments
- * KServe's transformers take (`--model_name`, `--predictor_host`, `--http_port`).
+ * KServe's transformers take (`--model_name`, `--predictor_host`, `--http_port`), in a pod
+ * with every other PodSpec field of the transformer as written.
  */
 import type { InferenceService } from '../api/inference-service.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
@@ -8,7 +9,7 @@ import { DEFAULT_HTTP_PORT, KSERVE_CONTAINER, componentName } from '../constants
 import { componentAnnotations, componentLabels } from './component-metadata.js';
 import type { ComponentPlan } from './component-plan.js';
 import { renderContainer } from './placeholders.js';
-import { podFields } from './predictor-plan.js';
+import { componentPodSpec } from './component-pod-spec.js';
 
 export function planTransformer(isvc: InferenceService, config: InferenceServiceConfig): ComponentPlan | undefined {
   const transformer = isvc.spec.transformer;
@@ -40,7 +41,7 @@ export function planTransformer(isvc: InferenceService, config: InferenceService
     labels: componentLabels(isvc, 'transformer', transformer.labels),
     annotations,
     podAnnotations: annotations,
-    podSpec: { ...podFields(transformer), containers: [container, ...rest] },
+    podSpec: { ...componentPodSpec(transformer), containers: [container, ...rest] },
     ports: container.ports && container.ports.length > 0 ? container.ports : [{ containerPort: DEFAULT_HTTP_PORT, name: 'http1', protocol: 'TCP' }],
     scaling: transformer,
   };

@@ -5,14 +5,17 @@
  *   (RawDeployment → Standard, Serverless → Knative); with no annotation, the configured
  *   default is written only when it is Standard (or ModelMesh), as KServe does, so a Knative
  *   default keeps following the ConfigMap;
- * - `predictor.onnx` / `predictor.tensorflow` become `predictor.model` with that format
- *   (onnx also gets protocol v2 when unset, as KServe's legacy ONNX spec did); when `model`
- *   is also set nothing is moved, and validation rejects the pair instead of KServe's
- *   silent overwrite;
+ * - KServe's legacy framework specs (`predictor.sklearn`, `.xgboost`, `.tensorflow`,
+ *   `.pytorch`, `.triton`, `.onnx`, `.huggingface`, `.pmml`, `.lightgbm`, `.paddle`) become
+ *   `predictor.model` with that format (triton, onnx and huggingface also get protocol v2
+ *   when unset, as KServe's defaulter does; the table is api/model-spec.ts); when `model` or
+ *   a second legacy spec is also set nothing is moved, and validation rejects the spec with
+ *   KServe's "exactly one of" message instead of KServe's silent first-wins overwrite;
  * - triton and vLLM models default to protocol v2;
  * - the annotation `modelFormat` records the format unless already set.
  */
-import type { InferenceService, LegacyFrameworkSpec, ModelSpec } from '../../api/inference-service.js';
+import type { InferenceService } from '../../api/inference-service.js';
+import { legacyFrameworksOf, modelFromLegacy } from '../../api/model-spec.js';
 import { ANN_DEPLOYMENT_MODE, ANN_MODEL_FORMAT, type DeploymentMode } from '../../constants.js';
 
 const LEGACY_NAMES: Readonly<Record<string, DeploymentMode>> = { RawDeployment: 'Standard', Serverless: 'Knative' };
@@ -38,14 +41,11 @@ function annotationsOf(isvc: InferenceService): Record<string, string> {
 function defaultPredictorModel(isvc: InferenceService): void {
   const predictor = isvc.spec?.predictor;
   if (!predictor) return;
-  if (!predictor.model) {
-    if (predictor.onnx) {
-      predictor.model = fromLegacy('onnx', { ...predictor.onnx, protocolVersion: predictor.onnx.protocolVersion ?? 'v2' });
-      delete predictor.onnx;
-    } else if (predictor.tensorflow) {
-      predictor.model = fromLegacy('tensorflow', predictor.tensorflow);
-      delete predictor.tensorflow;
-    }
+  const legacy = legacyFrameworksOf(predictor);
+  const field = legacy[0];
+  if (!predictor.model && field !== undefined && legacy.length === 1) {
+    predictor.model = modelFromLegacy(field, predictor[field]!);
+    delete predictor[field];
   }
   const model = predictor.model;
   if (!model?.modelFormat) return;
@@ -53,8 +53,4 @@ function defaultPredictorModel(isvc: InferenceService): void {
   if (model.modelFormat.name && isvc.metadata?.annotations?.[ANN_MODEL_FORMAT] === undefined) {
     annotationsOf(isvc)[ANN_MODEL_FORMAT] = model.modelFormat.name;
   }
-}
-
-function fromLegacy(format: string, legacy: LegacyFrameworkSpec): ModelSpec {
-  return { modelFormat: { name: format }, ...legacy };
 }

@@ -14,6 +14,7 @@
  * controller has recorded the mode in status.
  */
 import type { ComponentExtensionSpec, InferenceService, PredictorSpec } from '../../api/inference-service.js';
+import { LEGACY_FRAMEWORK_FIELDS, legacyFrameworksOf } from '../../api/model-spec.js';
 import {
   ANN_AUTOSCALER_CLASS,
   ANN_DEPLOYMENT_MODE,
@@ -23,6 +24,14 @@ import {
 } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
 import { storageUriProblem } from './storage-uri.js';
+
+/**
+ * KServe's message for a component with zero or several implementations (`ExactlyOneErrorFor`
+ * lists PredictorSpec's Go field names by reflection, which is where this list comes from).
+ * The CRD's validation rule carries the same text.
+ */
+export const EXACTLY_ONE_PREDICTOR =
+  'exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec';
 
 export const ISVC_NAME_FORMAT = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const ISVC_NAME = new RegExp(`^${ISVC_NAME_FORMAT}$`);
@@ -115,10 +124,8 @@ function validateName(isvc: InferenceService, mode: DeploymentMode, problems: st
 }
 
 function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
-  const count = implementations(predictor);
-  if (count !== 1) {
-    problems.push(`exactly one of predictor.model, predictor.onnx, predictor.tensorflow or predictor.containers must be set (found ${count})`);
-  }
+  const found = implementations(predictor);
+  if (found.length !== 1) problems.push(`${EXACTLY_ONE_PREDICTOR} (found ${found.length}${found.length > 0 ? `: ${found.join(', ')}` : ''})`);
   const model = predictor.model;
   if (model) {
     if (!model.modelFormat?.name) problems.push('spec.predictor.model.modelFormat.name is required');
@@ -133,7 +140,7 @@ function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
       }
     }
   }
-  for (const legacy of ['onnx', 'tensorflow'] as const) {
+  for (const legacy of LEGACY_FRAMEWORK_FIELDS) {
     const uri = predictor[legacy]?.storageUri;
     if (uri !== undefined) pushIf(problems, storageUriProblem(`spec.predictor.${legacy}.storageUri`, uri));
   }
@@ -142,16 +149,18 @@ function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
 }
 
 /**
- * KServe's count: each framework spec, plus a custom predictor when a container is named
- * `kserve-container` or, with nothing else set, when there is any container (so
- * `model` + a `transformer-container` is one implementation).
+ * KServe's count (`GetImplementations`): each framework spec and `model`, plus a custom
+ * predictor when a container is named `kserve-container` or, with nothing else set, when
+ * there is any container (so `model` + a `transformer-container` is one implementation).
+ * Returns the fields found, for the message.
  */
-function implementations(p: PredictorSpec): number {
-  let n = [p.model, p.onnx, p.tensorflow].filter((x) => x !== undefined && x !== null).length;
-  const containers = p.containers ?? [];
-  if (containers.some((c) => c.name === KSERVE_CONTAINER)) n += 1;
-  else if (n === 0 && containers.length > 0) n = 1;
-  return n;
+function implementations(p: PredictorSpec): string[] {
+  const found: string[] = legacyFrameworksOf(p).map((f) => `predictor.${f}`);
+  if (p.model !== undefined && p.model !== null) found.push('predictor.model');
+  const containers = Array.isArray(p.containers) ? p.containers : [];
+  if (containers.some((c) => c?.name === KSERVE_CONTAINER)) found.push(`predictor.containers[${KSERVE_CONTAINER}]`);
+  else if (found.length === 0 && containers.length > 0) found.push('predictor.containers');
+  return found;
 }
 
 /** What the per-component checks need: where the component sits and how it is deployed. */

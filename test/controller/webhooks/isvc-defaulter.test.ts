@@ -57,6 +57,29 @@ describe('InferenceService defaulting', () => {
     });
   });
 
+  it.each<[string, string, string | undefined]>([
+    ['sklearn', 'sklearn', undefined],
+    ['xgboost', 'xgboost', undefined],
+    ['pytorch', 'pytorch', undefined],
+    ['triton', 'triton', 'v2'],
+    ['huggingface', 'huggingface', 'v2'],
+    ['pmml', 'pmml', undefined],
+    ['lightgbm', 'lightgbm', undefined],
+    ['paddle', 'paddle', undefined],
+  ])('rewrites the legacy predictor.%s into model with format %s (protocol %s by default)', async (field, format, protocol) => {
+    const result = await defaulted(isvc(undefined, { [field]: { storageUri: 'gs://m/x', env: [{ name: 'A', value: '1' }] } }));
+    expect(result.spec.predictor).toEqual({
+      model: { modelFormat: { name: format }, storageUri: 'gs://m/x', env: [{ name: 'A', value: '1' }], ...(protocol ? { protocolVersion: protocol } : {}) },
+    });
+    expect(result.metadata.annotations).toEqual({ modelFormat: format });
+  });
+
+  it('leaves two legacy specs alone for validation to reject', async () => {
+    const predictor = { sklearn: { storageUri: 'gs://a' }, xgboost: { storageUri: 'gs://b' } };
+    const result = await defaulted(isvc(undefined, predictor));
+    expect(result.spec.predictor).toEqual(predictor);
+  });
+
   it('leaves model + onnx alone for validation to reject', async () => {
     const predictor = { ...sklearn, onnx: { storageUri: 'gs://other' } };
     const result = await defaulted(isvc(undefined, predictor));

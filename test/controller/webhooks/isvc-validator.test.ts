@@ -3,7 +3,10 @@ import type { InferenceService } from '../../../controller/api/inference-service
 import type { DeploymentMode } from '../../../controller/constants.js';
 import type { Operation } from '../../../controller/webhooks/admission.js';
 import { isvcValidatingWebhook } from '../../../controller/webhooks/isvc/isvc-webhooks.js';
-import { validateInferenceService } from '../../../controller/webhooks/isvc/validator.js';
+import { SUPPORTED_STORAGE_SCHEMES } from '../../../controller/webhooks/isvc/storage-uri.js';
+import { EXACTLY_ONE_PREDICTOR, validateInferenceService } from '../../../controller/webhooks/isvc/validator.js';
+
+const SUPPORTED = `${SUPPORTED_STORAGE_SCHEMES.map((s) => `${s}://`).join(', ')} and local paths`;
 import { fakeCluster } from './fake-cluster.js';
 
 const MODE = 'serving.kserve.io/deploymentMode';
@@ -48,6 +51,9 @@ describe('InferenceService validation: accepted', () => {
     ['local path and pvc:// URIs', { predictor: model({ storageUri: '/models/iris' }) }],
     ['pvc:// URI', { predictor: model({ storageUri: 'pvc://claim/iris' }) }],
     ['custom predictor container', { predictor: { containers: [{ name: 'kserve-container', image: 'x' }] } }],
+    ...(['sklearn', 'xgboost', 'tensorflow', 'pytorch', 'triton', 'onnx', 'huggingface', 'pmml', 'lightgbm', 'paddle'].map(
+      (f): [string, Shape] => [`the legacy predictor.${f} spec`, { predictor: { [f]: { storageUri: 'gs://m/x' } } }],
+    )),
     ['model + collocated transformer-container', { predictor: { ...model(), containers: [{ name: 'transformer-container', image: 't' }] } }],
     ['storage spec with s3', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'iris', parameters: { type: 's3' } } }) }],
     ['canary traffic in Knative', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 10 }) }],
@@ -67,9 +73,11 @@ describe('InferenceService validation: rejected', () => {
     ['name too long for {name}-predictor', { name: 'a'.repeat(54) }, 'is too long (54 characters): at most 53'],
     ['name too long with a transformer', { name: 'a'.repeat(52), transformer: { containers: [{ name: 'transformer-container' }] } }, 'at most 51'],
     ['name too long for the Knative revision', { name: 'a'.repeat(48), annotations: KNATIVE }, "at most 47, so that '<name>-predictor-00001' fits"],
-    ['no implementation', { predictor: { minReplicas: 1 } }, 'exactly one of predictor.model, predictor.onnx, predictor.tensorflow or predictor.containers must be set (found 0)'],
-    ['model and onnx', { predictor: { ...model(), onnx: { storageUri: 'gs://x' } } }, '(found 2)'],
-    ['model and a kserve-container', { predictor: { ...model(), containers: [{ name: 'kserve-container' }] } }, '(found 2)'],
+    ['no implementation', { predictor: { minReplicas: 1 } }, `${EXACTLY_ONE_PREDICTOR} (found 0)`],
+    ['model and onnx', { predictor: { ...model(), onnx: { storageUri: 'gs://x' } } }, '(found 2: predictor.onnx, predictor.model)'],
+    ['model and a kserve-container', { predictor: { ...model(), containers: [{ name: 'kserve-container' }] } }, '(found 2: predictor.model, predictor.containers[kserve-container])'],
+    ['two legacy framework specs', { predictor: { sklearn: { storageUri: 'gs://a' }, xgboost: { storageUri: 'gs://b' } } }, `${EXACTLY_ONE_PREDICTOR} (found 2: predictor.sklearn, predictor.xgboost)`],
+    ['a legacy spec and model', { predictor: { ...model(), pmml: { storageUri: 'gs://a' } } }, '(found 2: predictor.pmml, predictor.model)'],
     ['model without format name', { predictor: { model: { modelFormat: { name: '' } } } }, 'spec.predictor.model.modelFormat.name is required'],
     ['negative minReplicas', { predictor: model({}, { minReplicas: -1 }) }, 'spec.predictor.minReplicas cannot be less than 0, got -1'],
     ['negative maxReplicas', { predictor: model({}, { maxReplicas: -2 }) }, 'spec.predictor.maxReplicas cannot be less than 0, got -2'],
@@ -85,9 +93,9 @@ describe('InferenceService validation: rejected', () => {
     ['keda (no ScaledObject in kserve-ts)', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' } }, "annotation serving.kserve.io/autoscalerClass: 'keda' is not a supported autoscaler class (supported: hpa, external, none)"],
     ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "'kpa' is not a supported autoscaler class"],
     ['Knative HPA class with rps', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'rps' }) }, "scaleMetric 'rps' is not supported in Knative mode with the HPA autoscaler class (supported: cpu, memory"],
-    ['unsupported storage scheme', { predictor: model({ storageUri: 'hf://meta-llama/Llama-3' }) }, "spec.predictor.model.storageUri: unsupported storage URI scheme 'hf://' in 'hf://meta-llama/Llama-3' (supported: s3://, gs://, pvc://, file://, http://, https:// and local paths)"],
+    ['unsupported storage scheme', { predictor: model({ storageUri: 'oci://registry/llama:3' }) }, `spec.predictor.model.storageUri: unsupported storage URI scheme 'oci://' in 'oci://registry/llama:3' (supported: ${SUPPORTED})`],
     ['unsupported storage scheme on a legacy spec', { predictor: { onnx: { storageUri: 'oci://registry/model:1' } } }, "spec.predictor.onnx.storageUri: unsupported storage URI scheme 'oci://'"],
-    ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'hdfs://nn/m' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'hdfs://'"],
+    ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'oci://r/m:1' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'oci://'"],
     ['empty storage URI', { predictor: model({ storageUri: '' }) }, 'spec.predictor.model.storageUri must not be empty'],
     ['PVC URI without a claim', { predictor: model({ storageUri: 'pvc:///x' }) }, "'pvc:///x' names no claim"],
     ['PVC URI leaving the claim', { predictor: model({ storageUri: 'pvc://claim/../../etc' }) }, "'pvc://claim/../../etc' has a '..' path segment"],
@@ -105,7 +113,7 @@ describe('InferenceService validation: rejected', () => {
   });
 
   it('reports every problem, not only the first', () => {
-    const problems = validateInferenceService(isvc({ name: 'Bad', predictor: model({ storageUri: 'hf://x' }, { minReplicas: -1 }) }), 'Standard');
+    const problems = validateInferenceService(isvc({ name: 'Bad', predictor: model({ storageUri: 'oci://x' }, { minReplicas: -1 }) }), 'Standard');
     expect(problems).toHaveLength(3);
   });
 });
@@ -139,13 +147,13 @@ describe('validating webhook', () => {
     });
 
   it('denies with 403 Forbidden and all messages', async () => {
-    expect(await review('CREATE', isvc({ predictor: model({ storageUri: 'hf://x' }, { minReplicas: -1 }) }))).toEqual({
+    expect(await review('CREATE', isvc({ predictor: model({ storageUri: 'oci://x' }, { minReplicas: -1 }) }))).toEqual({
       allowed: false,
       status: {
         code: 403,
         reason: 'Forbidden',
         message:
-          "InferenceService 'iris' is invalid: spec.predictor.model.storageUri: unsupported storage URI scheme 'hf://' in 'hf://x' (supported: s3://, gs://, pvc://, file://, http://, https:// and local paths); spec.predictor.minReplicas cannot be less than 0, got -1",
+          `InferenceService 'iris' is invalid: spec.predictor.model.storageUri: unsupported storage URI scheme 'oci://' in 'oci://x' (supported: ${SUPPORTED}); spec.predictor.minReplicas cannot be less than 0, got -1`,
       },
     });
   });
@@ -156,7 +164,8 @@ describe('validating webhook', () => {
 
   it('never blocks the update that completes a deletion', async () => {
     const deleting = isvc({ name: 'Invalid' });
-    deleting.metadata.deletionTimestamp = new Date();
+    // As on the wire: a timestamp string.
+    deleting.metadata.deletionTimestamp = new Date().toISOString() as unknown as Date;
     expect(await review('UPDATE', deleting, isvc())).toEqual({ allowed: true });
   });
 

@@ -1,0 +1,27 @@
+/**
+ * Hosts from the ingress domain template (KServe's `GenerateDomainName`): the template is
+ * rendered for an object name (the ISVC's for the top-level host, `{isvc}-predictor` etc.
+ * for a component's) and must give a fully qualified domain name, else the InferenceService
+ * reports why instead of getting an Ingress the API server would refuse.
+ */
+import type { InferenceService } from '../../api/inference-service.js';
+import { type IngressConfig, renderDomain } from '../../config/inferenceservice-config.js';
+
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export class DomainError extends Error {
+  constructor(host: string, why: string) {
+    super(`invalid domain name '${host}' from the ingress domainTemplate: ${why}`);
+    this.name = 'DomainError';
+  }
+}
+
+export function hostFor(name: string, isvc: InferenceService, ingress: IngressConfig): string {
+  const host = renderDomain(ingress.domainTemplate, { Name: name, Namespace: isvc.metadata.namespace!, IngressDomain: ingress.ingressDomain });
+  const labels = host.split('.');
+  if (host.length > 253) throw new DomainError(host, 'longer than 253 characters');
+  if (labels.length < 2) throw new DomainError(host, 'a fully qualified name needs at least two labels');
+  const bad = labels.find((l) => l.length > 63 || !LABEL.test(l));
+  if (bad !== undefined) throw new DomainError(host, `label '${bad}' is not a lower case RFC 1123 label of at most 63 characters`);
+  return host;
+}

@@ -1,0 +1,118 @@
+/**
+ * Gateway API HTTPRoutes, as KServe's raw HTTPRoute reconciler makes them when
+ * `ingress.enableGatewayApi` is true: one per component (`{isvc}-predictor`,
+ * `{isvc}-transformer`, host `{component}-{ns}.{domain}`) and a top-level `{isvc}` (host
+ * `{isvc}-{ns}.{domain}`, to the transformer when there is one, else the predictor), each
+ * attached to the configured Gateway, setting the `KServe-Isvc-Name` / `KServe-Isvc-Namespace`
+ * request headers, with a request timeout of the component's `timeout` (60 s by default)
+ * unless `disableHTTPRouteTimeout`. A Service with both a REST and a gRPC port gets a gRPC
+ * rule first (path `^/inference\.GRPCInferenceService/.*$` and `content-type: application/grpc*`)
+ * and the REST rule second; otherwise one rule `^/.*$` to port 80.
+ */
+import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
+import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
+import type { IngressConfig } from '../../config/inferenceservice-config.js';
+import { LABEL_ISVC, SERVICE_PORT } from '../../constants.js';
+import type { CustomResource } from '../../kube/apply.js';
+import { componentAnnotations } from '../component-metadata.js';
+import { ownerReference } from '../owner.js';
+import { hostFor } from './domain.js';
+
+export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
+
+const DEFAULT_TIMEOUT_SECONDS = 60;
+const FALLBACK_PATH = '^/.*$';
+const GRPC_PATH = '^/inference\\.GRPCInferenceService/.*$';
+
+export interface HttpRoute {
+  apiVersion: 'gateway.networking.k8s.io/v1';
+  kind: 'HTTPRoute';
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string>; ownerReferences: V1OwnerReference[]; generation?: number };
+  spec: { hostnames: string[]; parentRefs: unknown[]; rules: unknown[] };
+  status?: { parents?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] }[] };
+}
+
+/** What a route sends to: the component's Service and the component fields that shape the rule. */
+export interface RouteBackend {
+  readonly service: V1Service;
+  readonly component: ComponentExtensionSpec;
+}
+
+export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig, name: string, host: string, backend: RouteBackend): HttpRoute {
+  const ns = isvc.metadata.namespace!;
+  const filters = [
+    {
+      type: 'RequestHeaderModifier',
+      requestHeaderModifier: { set: [{ name: 'KServe-Isvc-Name', value: isvc.metadata.name! }, { name: 'KServe-Isvc-Namespace', value: ns }] },
+    },
+  ];
+  const timeout = ingress.disableHTTPRouteTimeout ? undefined : `${backend.component.timeout ?? DEFAULT_TIMEOUT_SECONDS}s`;
+  const serviceName = backend.service.metadata!.name!;
+  const rule = (matches: unknown[], port: number): unknown => ({
+    matches,
+    filters,
+    backendRefs: [{ group: '', kind: 'Service', name: serviceName, namespace: ns, port, weight: 1 }],
+    ...(timeout ? { timeouts: { request: timeout } } : {}),
+  });
+  const { rest, grpc } = protocolPorts(backend.service);
+  const rules =
+    rest !== undefined && grpc !== undefined
+      ? [
+          rule([{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }], grpc),
+          rule([{ path: { type: 'RegularExpression', value: FALLBACK_PATH } }], rest),
+        ]
+      : [rule([{ path: { type: 'RegularExpression', value: FALLBACK_PATH } }], SERVICE_PORT)];
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { ...isvc.metadata.labels, [LABEL_ISVC]: isvc.metadata.name! },
+      annotations: componentAnnotations(isvc),
+      ownerReferences: [ownerReference(isvc)],
+    },
+    spec: {
+      hostnames: [host],
+      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: ingress.kserveIngressGateway.namespace, name: ingress.kserveIngressGateway.name }],
+      rules,
+    },
+  };
+}
+
+/** The routes for an ISVC: per component, then the top-level one. */
+export function desiredHttpRoutes(
+  isvc: InferenceService,
+  ingress: IngressConfig,
+  predictor: RouteBackend,
+  transformer: RouteBackend | undefined,
+): HttpRoute[] {
+  const routes = [predictor, ...(transformer ? [transformer] : [])].map((b) => {
+    const name = b.service.metadata!.name!;
+    return desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), b);
+  });
+  const name = isvc.metadata.name!;
+  routes.push(desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), transformer ?? predictor));
+  return routes;
+}
+
+/** KServe's `isHTTPRouteReady`: every parent reported, and no parent condition False. */
+export function httpRouteProblem(route: HttpRoute): { reason: string; message: string } | undefined {
+  const parents = route.status?.parents ?? [];
+  if (parents.length === 0) return { reason: 'ParentStatusNotAvailable', message: `HTTPRoute ${route.metadata.name}: HttpRouteNotReady (no Gateway has reported on it yet)` };
+  for (const p of parents) {
+    const failed = p.conditions?.find((c) => c.status === 'False');
+    if (failed) return { reason: failed.reason ?? 'HttpRouteNotReady', message: `HTTPRoute ${route.metadata.name}: ${failed.message ?? failed.type}` };
+  }
+  return undefined;
+}
+
+function protocolPorts(service: V1Service): { rest?: number; grpc?: number } {
+  const out: { rest?: number; grpc?: number } = {};
+  for (const p of service.spec?.ports ?? []) {
+    const isGrpc = p.appProtocol === 'kubernetes.io/h2c' || /grpc|h2c/i.test(p.name ?? '');
+    if (isGrpc) out.grpc ??= p.port;
+    else out.rest ??= p.port;
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * Standard mode's way in (KServe's RawIngressReconciler / RawHTTPRouteReconciler), run after
+ * the components: nothing while a component is not Ready (`IngressReady=False`, KServe's
+ * reasons), then an Ingress, or HTTPRoutes when the Gateway API is enabled, whose parents'
+ * conditions decide `IngressReady`. Clusters that keep the ISVC internal (label
+ * `networking.kserve.io/visibility: cluster-local`, domain `svc.cluster.local`) or disable
+ * creation get no object and `IngressReady=True`. `url` is set only once the way in exists,
+ * as KServe does.
+ */
+import type { KubernetesObjectApi, CustomObjectsApi } from '@kubernetes/client-node';
+import type { Condition, InferenceService } from '../../api/inference-service.js';
+import type { IngressConfig } from '../../config/inferenceservice-config.js';
+import { isNotFound } from '../../kube/api-errors.js';
+import { applyCustomObject, applyObject } from '../../kube/apply.js';
+import { INGRESS_READY, condition } from '../status/conditions.js';
+import { DomainError, hostFor } from './domain.js';
+import { HTTP_ROUTES, type HttpRoute, type RouteBackend, desiredHttpRoutes, httpRouteProblem } from './http-route.js';
+import { desiredIngress } from './kube-ingress.js';
+
+export const LABEL_VISIBILITY = 'networking.kserve.io/visibility';
+const CLUSTER_LOCAL_DOMAIN = 'svc.cluster.local';
+/** KServe requeues after 1 s while a route is not accepted; a little slower here. */
+const ROUTE_RECHECK_MS = 2000;
+
+export interface IngressInputs {
+  readonly predictor: RouteBackend & { readonly ready: boolean };
+  readonly transformer?: RouteBackend & { readonly ready: boolean };
+}
+
+export interface IngressOutcome {
+  readonly condition: Condition;
+  /** `status.url`, once the way in exists. */
+  readonly url?: string;
+  /** Look again after this long (a route a Gateway has not accepted yet). */
+  readonly recheckAfterMs?: number;
+}
+
+export interface IngressClients {
+  readonly objects: KubernetesObjectApi;
+  readonly custom: CustomObjectsApi;
+}
+
+const GATEWAY_API_MISSING =
+  'the Gateway API HTTPRoute CRD (httproutes.gateway.networking.k8s.io) is not installed: install the Gateway API or set ingress.enableGatewayApi to false in inferenceservice-config';
+
+export async function reconcileIngress(clients: IngressClients, isvc: InferenceService, ingress: IngressConfig, inputs: IngressInputs): Promise<IngressOutcome> {
+  let url: string;
+  try {
+    url = `${ingress.urlScheme}://${hostFor(isvc.metadata.name!, isvc, ingress)}`;
+  } catch (err) {
+    if (err instanceof DomainError) return { condition: condition(INGRESS_READY, 'False', 'InvalidIngressDomain', err.message) };
+    throw err;
+  }
+  const internal = isvc.metadata.labels?.[LABEL_VISIBILITY] === 'cluster-local' || ingress.ingressDomain === CLUSTER_LOCAL_DOMAIN;
+  if (internal || ingress.disableIngressCreation) return { condition: condition(INGRESS_READY, 'True'), url };
+  if (!inputs.predictor.ready) return { condition: condition(INGRESS_READY, 'False', 'Predictor ingress not created') };
+  if (inputs.transformer && !inputs.transformer.ready) return { condition: condition(INGRESS_READY, 'False', 'Transformer ingress not created') };
+  if (!ingress.enableGatewayApi) {
+    await applyObject(clients.objects, desiredIngress(isvc, ingress));
+    return { condition: condition(INGRESS_READY, 'True'), url };
+  }
+  const applied: HttpRoute[] = [];
+  for (const route of desiredHttpRoutes(isvc, ingress, inputs.predictor, inputs.transformer)) {
+    try {
+      applied.push(await applyCustomObject<HttpRoute>(clients.custom, HTTP_ROUTES, route));
+    } catch (err) {
+      if (isNotFound(err)) return { condition: condition(INGRESS_READY, 'False', 'GatewayAPINotInstalled', GATEWAY_API_MISSING) };
+      throw err;
+    }
+  }
+  for (const route of applied) {
+    const problem = httpRouteProblem(route);
+    if (problem) return { condition: condition(INGRESS_READY, 'False', problem.reason, problem.message), recheckAfterMs: ROUTE_RECHECK_MS };
+  }
+  return { condition: condition(INGRESS_READY, 'True'), url };
+}
+
+/** A component's own URL (`http://{component}-{ns}.{domain}`, KServe's raw component URL), or undefined if the template cannot make one. */
+export function componentUrl(name: string, isvc: InferenceService, ingress: IngressConfig): string | undefined {
+  try {
+    return `http://${hostFor(name, isvc, ingress)}`;
+  } catch (err) {
+    if (err instanceof DomainError) return undefined;
+    throw err;
+  }
+}
