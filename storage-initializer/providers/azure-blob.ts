@@ -112,5 +112,8 @@ export async function azureBlobProvider(config: Config): Promise<AzureBlobProvid
   const sp = config.azure.servicePrincipal;
   if (!sp) return new AzureBlobProvider(config, undefined);
   const { ClientSecretCredential } = await import('@azure/identity');
-  return new AzureBlobProvider(config, new ClientSecretCredential(sp.tenantId, sp.clientId, sp.clientSecret, config.azure.authorityHost ? { authorityHost: config.azure.authorityHost } : {}));
+  // A configured authority (sovereign cloud, Azure Stack, a private Entra ID endpoint) is used
+  // as given: instance discovery would ask the public cloud's login host about it.
+  const authority = config.azure.authorityHost ? { authorityHost: config.azure.authorityHost, disableInstanceDiscovery: true } : {};
+  return new AzureBlobProvider(config, new ClientSecretCredential(sp.tenantId, sp.clientId, sp.clientSecret, authority));
 }

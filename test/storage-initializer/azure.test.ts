@@ -4,12 +4,16 @@
  * container). URIs keep KServe's form (https://<account>.blob.core.windows.net/...);
  * STORAGE_AZURE_BLOB_ENDPOINT points the account at Azurite.
  */
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { BlobServiceClient, ContainerSASPermissions, StorageSharedKeyCredential, generateBlobSASQueryParameters } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makeTar, runSi, startAzurite, startProxy, tempDir, type Running } from './helpers.js';
+import { ROOT } from '../helpers/server.js';
+import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makePki, makeTar, runSi, startAzurite, startProxy, tempDir, type Running } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ACCOUNT_URI = `https://${AZURITE_ACCOUNT}.blob.core.windows.net`;
@@ -133,3 +137,108 @@ describe('storage-initializer Azure Blob (Azurite)', () => {
     expect(sp.out).toMatch(/AZ_CLIENT_ID is set but AZ_TENANT_ID is not/);
   });
 });
+
+/**
+ * Service principal: `@azure/identity`'s ClientSecretCredential signs in at an Entra ID
+ * stand-in on loopback (AZURE_AUTHORITY_HOST: OpenID metadata and a client-credentials token
+ * endpoint that checks the secret), and Azurite in its basic OAuth mode (HTTPS only) accepts
+ * the bearer token after checking its issuer, audience and lifetime; Azurite does not verify
+ * token signatures, so the signature is the stand-in's.
+ */
+describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', () => {
+  const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+  const CLIENT = 'kserve-sp';
+  const SECRET = 'sp-SECRET-value-42';
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  let azurite: Running;
+  let authority = '';
+  const tokenRequests: string[] = [];
+  let pki: ReturnType<typeof makePki>;
+
+  const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+  beforeAll(async () => {
+    pki = makePki();
+    dirs.push(pki.dir);
+    const certFile = path.join(pki.dir, 'srv.crt');
+    const keyFile = path.join(pki.dir, 'srv.key');
+    azurite = await startAzurite(installServers().azurite, { tls: { cert: certFile, key: keyFile } });
+    stops.push(azurite.stop);
+    const aad = https.createServer({ key: pki.key, cert: pki.cert }, (req, res) => {
+      const url = new URL(req.url ?? '/', authority);
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const json = (status: number, o: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(o));
+        if (url.pathname === `/${TENANT}/v2.0/.well-known/openid-configuration`) {
+          json(200, {
+            issuer: `${authority}/${TENANT}/v2.0`,
+            token_endpoint: `${authority}/${TENANT}/oauth2/v2.0/token`,
+            authorization_endpoint: `${authority}/${TENANT}/oauth2/v2.0/authorize`,
+            end_session_endpoint: `${authority}/${TENANT}/oauth2/v2.0/logout`,
+            jwks_uri: `${authority}/${TENANT}/discovery/v2.0/keys`,
+          });
+          return;
+        }
+        if (url.pathname === `/${TENANT}/oauth2/v2.0/token` && req.method === 'POST') {
+          tokenRequests.push(body);
+          const form = new URLSearchParams(body);
+          if (form.get('client_id') !== CLIENT || form.get('client_secret') !== SECRET || form.get('grant_type') !== 'client_credentials') {
+            json(401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+            return;
+          }
+          const now = Math.floor(Date.now() / 1000);
+          const jwt = `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url({ aud: 'https://storage.azure.com', iss: `https://sts.windows.net/${TENANT}/`, iat: now - 60, nbf: now - 60, exp: now + 3600, appid: CLIENT, tid: TENANT, oid: '00000000-0000-0000-0000-000000000001' })}.c2lnbmF0dXJl`;
+          json(200, { token_type: 'Bearer', expires_in: 3600, ext_expires_in: 3600, access_token: jwt });
+          return;
+        }
+        json(404, { error: 'not_found' });
+      });
+    });
+    await new Promise<void>((r) => aad.listen(0, '127.0.0.1', r));
+    authority = `https://127.0.0.1:${(aad.address() as AddressInfo).port}`;
+    stops.push(() => new Promise((r) => aad.close(() => r())));
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(stops.map((s) => s()));
+    cleanup(...dirs);
+  });
+
+  it('signs in with AZ_CLIENT_ID / AZ_CLIENT_SECRET / AZ_TENANT_ID and reads with the bearer token', async () => {
+    // Seeded over HTTPS with the account key (Azurite accepts both there), from a child
+    // process that trusts the throwaway CA.
+    const seed = await runSeed(azurite.url, pki.ca);
+    expect(seed.code, seed.out).toBe(0);
+    const d = path.join(tempDir(), 'models');
+    dirs.push(path.dirname(d));
+    const spEnv = { STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`, AZURE_AUTHORITY_HOST: authority, AZ_TENANT_ID: TENANT, AZ_CLIENT_ID: CLIENT, AZ_CLIENT_SECRET: SECRET, NODE_EXTRA_CA_CERTS: pki.ca };
+    const r = await runSi([`${ACCOUNT_URI}/spmodels/model`, d], spEnv);
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(path.join(d, 'a.onnx'), 'utf8')).toBe('sp-bytes');
+    expect(tokenRequests.some((b) => new URLSearchParams(b).get('scope') === 'https://storage.azure.com/.default')).toBe(true);
+    expect(r.out).not.toContain(SECRET);
+    const wrong = await runSi([`${ACCOUNT_URI}/spmodels/model`, path.join(d, 'x')], { ...spEnv, AZ_CLIENT_SECRET: 'wrong-secret-value' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toMatch(/access denied: .*service principal sign-in failed/);
+    expect(wrong.out).not.toContain('wrong-secret-value');
+  });
+});
+
+/** Creates container `spmodels` with one blob on an HTTPS Azurite, in a child trusting the CA. */
+function runSeed(url: string, ca: string): Promise<{ code: number | null; out: string }> {
+  const script = `
+    const { BlobServiceClient, StorageSharedKeyCredential } = require('@azure/storage-blob');
+    const svc = new BlobServiceClient(process.argv[1] + '/${AZURITE_ACCOUNT}', new StorageSharedKeyCredential('${AZURITE_ACCOUNT}', '${AZURITE_KEY}'));
+    (async () => {
+      const c = svc.getContainerClient('spmodels');
+      await c.createIfNotExists();
+      await c.getBlockBlobClient('model/a.onnx').uploadData(Buffer.from('sp-bytes'));
+    })().catch((e) => { console.error(e.message); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', script, url], { cwd: ROOT, env: { ...process.env, NODE_EXTRA_CA_CERTS: ca }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
