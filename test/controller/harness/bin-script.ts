@@ -1,5 +1,5 @@
 /**
- * Runs one of the cached tool builds in scripts/ (kube-test-binaries.sh, helm-tools.sh) without
+ * Runs one of the cached tool builds in scripts/ (kube-test-binaries.sh, helm-tools.sh, kube-node.sh up) without
  * blocking the event loop and resolves with the bin folder it prints as its last stdout line.
  * The script's own `[name]` progress lines are forwarded to stderr; the Go tool's chatter is
  * kept only for the error message.
@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export function runBinScript(scriptName: string): Promise<string> {
+export function runBinScript(scriptName: string, args: readonly string[] = []): Promise<string> {
   const script = fileURLToPath(new URL(`../../../scripts/${scriptName}`, import.meta.url));
   const progress = `[${path.basename(scriptName, '.sh')}]`;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let partial = '';

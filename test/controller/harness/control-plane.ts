@@ -347,7 +347,8 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-function runKubectl(
+/** Runs kubectl with `args` (include --kubeconfig); resolves with its exit code and output, never rejects on a non-zero exit. */
+export function runKubectl(
   kubectl: string,
   args: readonly string[],
   cacheDir: string,

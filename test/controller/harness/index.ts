@@ -7,6 +7,7 @@ export {
   type KubectlResult,
   type TestControlPlane,
   removeOrphanedDirs,
+  runKubectl,
   startControlPlane,
 } from './control-plane.js';
 export { type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
