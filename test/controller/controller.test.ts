@@ -348,6 +348,24 @@ describe('resilience', () => {
     await waitForIsvc(c, ns, 'after', isReady, 'Ready', 90_000);
   });
 
+  it('the webhook server restarting: admission fails clearly while it is down, then works again', async () => {
+    expect(await controller.stop()).toBe(0);
+    // failurePolicy Fail: with no webhook, the API server refuses the object and says why.
+    const down = await kubectlApplyRejected(cp, isvcYaml('webhook-down', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/w\n`), ns);
+    expect(down).toMatch(/failed calling webhook "[^"]*inferenceservice[^"]*"/);
+    controller = await startController(cp, 'replica-a3', [], controllerKubeconfig);
+    await controller.cli.waitForLog((l) => l['msg'] === 'controller caches synced; reconciling', 60_000);
+    // The restarted server registers itself again; the API server reaches it (ISVC and pod webhooks).
+    await waitFor(async () => (await cp.kubectl(['apply', '-n', ns, '-f', '-'], { input: isvcYaml('webhook-back', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/w\n`) })).code, {
+      until: (code) => code === 0,
+      description: 'the ISVC admitted by the restarted webhook server',
+    });
+    const isvc = await waitForIsvc(c, ns, 'webhook-back', isReady, 'Ready', 90_000);
+    expect(isvc.metadata.annotations?.['modelFormat']).toBe('onnx');
+    const pods = await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=webhook-back' });
+    expect(pods.items[0]?.spec?.initContainers?.map((i) => i.name)).toContain('storage-initializer');
+  });
+
   it('two replicas: one leads, the other takes over when it stops', async () => {
     const second = await startController(cp, 'replica-b', [], controllerKubeconfig);
     try {
@@ -363,6 +381,10 @@ describe('resilience', () => {
       expect(await leaderGauge(controller.healthPort)).toBe('1');
       expect(await leaderGauge(second.healthPort)).toBe('0');
       expect(second.cli.output()).not.toContain('controller caches synced');
+      // Created while both run: only the leader reconciles it.
+      await kubectlApply(cp, isvcYaml('dual', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/dual\n`), ns);
+      await waitForIsvc(c, ns, 'dual', isReady, 'Ready with two replicas running');
+      expect(second.cli.output()).not.toContain('"isvc":"resilience/dual"');
       // Both replicas answer readiness (both serve webhooks).
       expect((await fetch(`http://127.0.0.1:${second.healthPort}/readyz`)).status).toBe(200);
 
@@ -374,6 +396,13 @@ describe('resilience', () => {
       });
       await kubectlApply(cp, isvcYaml('failover', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/failover\n`), ns);
       await waitForIsvc(c, ns, 'failover', isReady, 'Ready under the new leader');
+      // One set of objects per ISVC whoever reconciled it, each written by the one field manager.
+      for (const isvc of ['dual', 'failover']) {
+        const selector = { namespace: ns, labelSelector: `serving.kserve.io/inferenceservice=${isvc}` };
+        const [deps, svcs, hpas] = await Promise.all([c.apps.listNamespacedDeployment(selector), c.core.listNamespacedService(selector), c.autoscaling.listNamespacedHorizontalPodAutoscaler(selector)]);
+        expect([deps.items.length, svcs.items.length, hpas.items.length], isvc).toEqual([1, 1, 1]);
+        expect(deps.items[0]?.metadata?.managedFields?.filter((f) => f.operation === 'Apply').map((f) => f.manager)).toEqual(['kserve-ts-controller']);
+      }
     } finally {
       // Whatever failed above, leave exactly one tracked controller running.
       if (controller.cli.child.exitCode === null) await controller.stop();
