@@ -1,6 +1,7 @@
 /**
- * http:// and https:// URIs: one file per URI, named after the last path segment (a
- * `.zip`, `.tar`, `.tar.gz` or `.tgz` is then unpacked by the engine). Request headers
+ * http:// and https:// URIs: one file per URI, named after the last path segment (an
+ * archive, archive.ts's kinds, is then unpacked by the engine). Azure storage hosts are not
+ * served here: schemes.ts routes them to their provider. Request headers
  * come from the `<hostname>-headers` variable (a JSON object), as the webhook sets it from
  * the `https-host`/`headers` secret keys. Redirects are followed (at most 5). Extra CAs:
  * REQUESTS_CA_BUNDLE / SSL_CERT_FILE / the CA bundle configmap, added to Node's roots.
