@@ -51,7 +51,10 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     // Drain: close() waits for in-flight requests; keep-alive sockets close when idle.
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request the server has already read while draining is served, not answered 503: the
+    // client cannot tell a 503 from a failure of a request it sent before the listener
+    // closed. Its response carries `Connection: close` (below), so no further one follows.
+    return503OnClosing: false,
   });
   limitConnections(app.server, limits.maxConnections);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
