@@ -44,6 +44,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 S="${KNODE_STATE:-/run/kserve-ts-node}"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/kube-node"
 CTR_ROOT="$CACHE/containerd"
+ACTIVE="$CACHE/active"
 NODE_IP=10.77.0.1
 NODE_BRIDGE=knode0
 POD_BRIDGE=cni-node0
@@ -132,7 +133,8 @@ cert() {
   local name=$1 cn=$2 o=$3 sans=$4 d="$S/certs"
   local subj="/CN=$cn"
   [[ -n "$o" ]] && subj="/O=$o/CN=$cn"
-  openssl req -newkey rsa:2048 -nodes -keyout "$d/$name.key" -out "$d/$name.csr" -subj "$subj" 2>/dev/null
+  # EC keys: an RSA key takes a good part of a second on a loaded machine, and there are nine.
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/$name.key" -out "$d/$name.csr" -subj "$subj" 2>/dev/null
   {
     echo "basicConstraints=CA:FALSE"
     echo "keyUsage=critical,digitalSignature,keyEncipherment"
@@ -151,7 +153,7 @@ cert() {
 make_certs() {
   local d="$S/certs"
   mkdir -p "$d"
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$d/ca.crt" -days 30 \
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/ca.key" -out "$d/ca.crt" -days 30 \
     -subj "/CN=kserve-ts-node-ca" 2>/dev/null
   # Pods reach the apiserver as 10.96.0.1 (the `kubernetes` Service) or by its DNS names;
   # the host as 10.77.0.1.
@@ -332,7 +334,9 @@ up() {
   for port in $ETCD_PORT $((ETCD_PORT + 1)); do
     if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: etcd needs it"; fi
   done
-  mkdir -p "$S/pids" "$S/logs" "$S/kubelet" "$S/pod-logs"
+  mkdir -p "$S/pids" "$S/logs" "$S/kubelet" "$S/pod-logs" "$CACHE"
+  # Outlives a crash that loses $S: `down` then still knows the machine-wide leftovers are ours.
+  touch "$ACTIVE"
   echo "$BIN" >"$S/bin"
   for k in "${KUBELET_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; done >"$S/sysctls"
   make_certs
@@ -597,6 +601,12 @@ down() {
     fi
     log "stopped in $((SECONDS - t0)) s"
   fi
+  if [[ ! -d "$S" && ! -f "$ACTIVE" ]]; then
+    # Never started here (or fully down): KUBE-* rules and kubepods cgroups, if any, belong
+    # to someone else's Kubernetes.
+    log "not running"
+    return 0
+  fi
   # What a crashed or killed node may have left, even without its state folder.
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   ip link del "$NODE_BRIDGE" 2>/dev/null || true
@@ -615,6 +625,7 @@ down() {
     echo "$left" | sed 's/^/  /' >&2
     return 1
   fi
+  rm -f "$ACTIVE"
   log "down: nothing left"
 }
 
