@@ -39,6 +39,11 @@ export interface LoadSpec {
 export interface ModelInstance {
   /** Platform string for V2 metadata, e.g. "onnxruntime_onnx". */
   readonly platform: string;
+  /**
+   * Where the model really runs once loaded, e.g. "cpu" or "cuda" (after any fallback), for
+   * the kserve_model_info metric; undefined when a backend has no such choice.
+   */
+  readonly executionProvider?: string;
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
   /**

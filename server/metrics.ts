@@ -114,6 +114,26 @@ export class Metrics {
     });
   }
 
+  /**
+   * `kserve_model_info` (always 1): one series per loaded model version naming its platform and
+   * the execution provider it runs on after any fallback (cpu when cuda was unavailable).
+   * Read from `models` at every scrape, so only loaded versions have series.
+   */
+  trackModelInfo(models: () => Iterable<{ model: string; version: string; platform: string; executionProvider: string }>): void {
+    new Gauge({
+      name: 'kserve_model_info',
+      help: 'loaded model versions: platform and the execution provider each runs on (value 1)',
+      labelNames: ['model_name', 'model_version', 'platform', 'execution_provider'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const m of models()) {
+          this.set({ model_name: m.model, model_version: m.version, platform: m.platform, execution_provider: m.executionProvider }, 1);
+        }
+      },
+    });
+  }
+
   contentType(): string {
     return this.registry.contentType;
   }

@@ -72,6 +72,7 @@ export async function createServer(
     metrics,
   });
   metrics.trackQueueDepth(() => repository.queueDepths());
+  metrics.trackModelInfo(() => repository.loadedVersions());
   const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION });
   const http = await buildHttpApp({
     dataplane,

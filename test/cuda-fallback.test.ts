@@ -69,6 +69,9 @@ describe('CUDA execution provider installed, no NVIDIA driver', () => {
       expect(warns[0]?.['msg']).toBe(`CUDA execution provider unavailable (${NO_DRIVER}); the model runs on cpu`);
       const sessions = s.output().split('\n').filter((l) => l.includes('"onnx session ready"')).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(sessions.map((l) => l['executionProviders'])).toEqual([['cpu']]);
+      // The metric says where the model really runs: cpu, after the fallback.
+      const metrics = await fetch(`${s.base}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(/^kserve_model_info\{model_name="conv",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"\} 1$/m);
     } finally {
       s.child.kill('SIGTERM');
       await s.exited;

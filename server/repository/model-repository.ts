@@ -146,6 +146,17 @@ export class ModelRepository {
     return [...gen.versions.values()].flatMap((v) => (v.version === undefined ? [] : [v.version]));
   }
 
+  /** Every loaded version with its platform and execution provider, for the model-info gauge. */
+  loadedVersions(): Array<{ model: string; version: string; platform: string; executionProvider: string }> {
+    const out: Array<{ model: string; version: string; platform: string; executionProvider: string }> = [];
+    for (const [name, e] of this.#entries) {
+      for (const v of e.generation?.versions.values() ?? []) {
+        out.push({ model: name, version: v.version ?? '', platform: v.platform, executionProvider: v.instance.executionProvider ?? '' });
+      }
+    }
+    return out;
+  }
+
   /** Requests each loaded model holds in flight (queued or running), for the queue-depth gauge. */
   queueDepths(): Array<[string, number]> {
     const out: Array<[string, number]> = [];

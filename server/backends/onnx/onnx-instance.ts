@@ -88,6 +88,8 @@ export class OnnxInstance implements ModelInstance {
     session: WorkerSession<OnnxJob, WireTensor[]>,
     readonly inputs: readonly TensorSpec[],
     readonly outputs: readonly TensorSpec[],
+    /** The provider the session was created with first: what it really runs on after any fallback. */
+    readonly executionProvider: string,
   ) {
     this.#session = session;
   }
@@ -139,16 +141,17 @@ export class OnnxInstance implements ModelInstance {
       logger,
       explainLoadError,
     });
-    const { inputs, outputs } = await session.ready((loaded: OnnxLoaded) => {
+    const { inputs, outputs, executionProvider } = await session.ready((loaded: OnnxLoaded) => {
       const specs = {
         inputs: loaded.inputs.map((i) => toSpec(i, spec.modelName)),
         outputs: loaded.outputs.map((o) => toSpec(o, spec.modelName)),
+        executionProvider: loaded.executionProviders[0] ?? 'cpu',
       };
       // Info, not debug: which provider a model really runs on is what an operator asks first.
       logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
-    const instance = new OnnxInstance(session, inputs, outputs);
+    const instance = new OnnxInstance(session, inputs, outputs, executionProvider);
     instance.#planInline(settings, spec, options.inlineMaxMicros, logger);
     return instance;
   }

@@ -52,6 +52,8 @@ function toWire(inputs: readonly Tensor[]): { feeds: WireTensor[]; transfer: Arr
 
 export class TfInstance implements ModelInstance {
   readonly platform: string;
+  /** SavedModels run on libtensorflow's CPU kernels, TF.js graph models on WASM. */
+  readonly executionProvider: string;
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
   /** Every signature, the default first. */
@@ -62,6 +64,7 @@ export class TfInstance implements ModelInstance {
   private constructor(session: WorkerSession<TfJob, WireTensor[]>, platform: string, signatures: readonly TfSignature[]) {
     const first = signatures[0] as TfSignature;
     this.platform = platform;
+    this.executionProvider = platform === 'tensorflow_tfjs' ? 'wasm' : 'cpu'; // PLATFORMS.portable (tf-backend.ts imports this file)
     this.signatures = signatures;
     this.#byName = new Map(signatures.map((sig) => [sig.name, sig]));
     // Plain specs: V2 metadata serialises these as they are.
