@@ -95,4 +95,4 @@ it(`${CYCLES} overlapping load/unload/infer cycles: no 5xx but "not ready", no l
   } finally {
     c.close();
   }
-}, 600_000);
+}, 120_000 + CYCLES * 6_000);
