@@ -99,13 +99,15 @@ interface SpawnSpec {
   readonly env?: NodeJS.ProcessEnv;
   /** Where the child's stdout and stderr go (default: dropped). */
   readonly stdio?: 'ignore' | 'inherit';
+  /** Working directory (default: this checkout). */
+  readonly cwd?: string;
 }
 
 async function launch(spec: SpawnSpec): Promise<ServerProcess> {
   const [file, args] = spec.pinned ? ['taskset', ['-c', '1', ...spec.cmd]] : [spec.cmd[0] as string, spec.cmd.slice(1)];
   const t0 = performance.now();
   const child = spawn(file, args, {
-    cwd: ROOT,
+    cwd: spec.cwd ?? ROOT,
     stdio: ['ignore', spec.stdio ?? 'ignore', spec.stdio ?? 'ignore'],
     env: { ...process.env, NO_PROXY: '127.0.0.1', ...spec.env },
   });
@@ -145,6 +147,11 @@ export interface KserveTsOptions {
   readonly tsx?: boolean;
   readonly env?: NodeJS.ProcessEnv;
   readonly stdio?: 'ignore' | 'inherit';
+  /**
+   * Another checkout of kserve-ts, built (`npm run build`), to run instead of this one: the
+   * baseline of `npm run bench -- --baseline DIR` (compare.ts). Named in the server's name.
+   */
+  readonly root?: string;
 }
 
 /** kserve-ts `serve` with one intra-op thread (unless `args` says otherwise), logging warnings only. */
@@ -156,8 +163,9 @@ export async function startKserveTs(o: KserveTsOptions): Promise<ServerProcess> 
   flags.push(...(o.grpc === false ? ['--enable_grpc', 'false'] : ['--grpc_port', String(grpcPort)]));
   if (!o.args?.includes('--intra_op_threads')) flags.push('--intra_op_threads', '1');
   return launch({
-    name: 'kserve-ts',
+    name: o.root === undefined ? 'kserve-ts' : `kserve-ts at ${o.root}`,
     cmd: [process.execPath, ...(o.nodeArgs ?? []), ...entry, 'serve', ...flags, ...(o.args ?? [])],
+    ...(o.root === undefined ? {} : { cwd: o.root }),
     httpPort,
     grpcPort,
     readyPaths: modelReadyPaths(o.models),

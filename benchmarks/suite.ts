@@ -18,12 +18,14 @@
  *   npm run build && npm run bench -- [--seconds 5] [--write]
  *   npm run bench -- --smoke     1 s per point, concurrency 1 and 8, one start (CI; < 2 min)
  *   --no-anchor                  without the Python server
+ *   --baseline DIR               instead: this checkout against another built checkout (compare.ts)
  *
  * The run fails (exit 1) unless the table is complete: every planned row present, none with
  * errors, every side with a measurement. Nothing judges the numbers. `--write` replaces the
  * suite section of benchmarks/RESULTS.md.
  */
 import { loadavg } from 'node:os';
+import { baselineArg, compareWithBaseline } from './compare.js';
 import { numberArg, writeResultsSection } from './harness.js';
 import { inProcessCeiling } from './in-process.js';
 import { type LoadResult, runLoad } from './load.js';
@@ -252,4 +254,6 @@ async function main(): Promise<void> {
   if (process.argv.includes('--write')) writeResultsSection('suite', out);
 }
 
-await main();
+const baseline = baselineArg();
+if (baseline !== undefined) await compareWithBaseline(baseline);
+else await main();

@@ -1,0 +1,97 @@
+/**
+ * `npm run bench -- --baseline DIR`: this checkout against another build of kserve-ts (a
+ * worktree of an earlier commit, built with `npm run build`, e.g. with node_modules linked
+ * from here) on the same load, one table of throughput ratios. For a change that must cost
+ * no speed: mlp_64x8 batch 1 over V2 JSON and gRPC (typed and raw).
+ *
+ * Both servers run at once, pinned to CPU 1 where taskset exists (only the one under load is
+ * busy), the load generator on CPU 0. Each point is measured in `--rounds` rounds, the two
+ * servers alternating within a round (the first server alternating between rounds), so drift
+ * on a shared machine hits both alike; the table gives each side's median and the median of
+ * the per-round ratios (each from two adjacent measurements, the figure least moved by load
+ * from other processes). Nothing judges the numbers; the run fails only when a point saw
+ * errors.
+ *
+ *   npm run build && npm run bench -- --baseline /tmp/base [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
+ */
+import { loadavg } from 'node:os';
+import { numberArg } from './harness.js';
+import { machineLine } from './machine.js';
+import { type Probe, type Protocol, probes, sampleData } from './payloads.js';
+import { onnxRepository, pinLoadGenerator, startKserveTs } from './servers.js';
+import { MLP } from './suite-report.js';
+
+const COMPARED_PROTOCOLS: readonly Protocol[] = ['V2 JSON', 'gRPC typed', 'gRPC raw'];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const progress = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+export async function compareWithBaseline(baseline: string): Promise<void> {
+  const seconds = numberArg('seconds', 5);
+  const rounds = numberArg('rounds', 3);
+  const sweep = (stringArg('concurrency') ?? '1,8,32').split(',').map(Number);
+  const started = new Date();
+  const load0 = loadavg()[0] as number;
+  const pinned = pinLoadGenerator();
+  const repo = onnxRepository({ [MLP.tensor.model]: MLP.file });
+  const models = [MLP.tensor.model];
+  const ours = await startKserveTs({ repo: repo.dir, models, pinned });
+  const base = await startKserveTs({ repo: repo.dir, models, pinned, root: baseline }).catch(async (e: unknown) => {
+    await ours.stop();
+    throw e;
+  });
+  const lines: string[] = [];
+  let errors = 0;
+  try {
+    const data = sampleData(MLP.tensor.shape);
+    const pick = (all: Probe[]) => COMPARED_PROTOCOLS.map((p) => all.find((x) => x.protocol === p) as Probe);
+    const sides = [pick(probes(ours, MLP.tensor, data)), pick(probes(base, MLP.tensor, data))] as const;
+    for (const side of sides) for (const p of side) await p.check();
+    for (const side of sides) for (const p of side) await p.load(8, 2);
+    lines.push('| path | c | this checkout (req/s) | baseline (req/s) | ratio, median of rounds (range) | p50 this / baseline (ms) |', '|---|---|---|---|---|---|');
+    for (const [i, protocol] of COMPARED_PROTOCOLS.entries()) {
+      for (const c of sweep) {
+        const rps: [number[], number[]] = [[], []];
+        const p50: [number[], number[]] = [[], []];
+        for (let r = 0; r < rounds; r++) {
+          const order = r % 2 === 0 ? [0, 1] : [1, 0];
+          for (const s of order) {
+            progress(`${protocol}, c=${c}, round ${r + 1}/${rounds}, ${s === 0 ? 'this checkout' : 'baseline'}`);
+            const res = await (sides[s as 0 | 1][i] as Probe).load(c, seconds);
+            errors += res.errors;
+            rps[s as 0 | 1].push(res.rps);
+            p50[s as 0 | 1].push(res.p50);
+          }
+        }
+        const [a, b] = [median(rps[0]), median(rps[1])];
+        const ratios = rps[0].map((x, r) => x / (rps[1][r] as number));
+        const spread = `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+        lines.push(
+          `| ${protocol} | ${c} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${median(ratios).toFixed(3)} (${spread}) | ${median(p50[0]).toFixed(3)} / ${median(p50[1]).toFixed(3)} |`,
+        );
+      }
+    }
+  } finally {
+    await ours.stop();
+    await base.stop();
+    repo.remove();
+  }
+  const out = [
+    `Run ${started.toISOString()} on ${machineLine()}; load average ${load0.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end (1 min).`,
+    `${MLP.label}; this checkout against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
+    '',
+    ...lines,
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+  if (errors > 0) {
+    process.stderr.write(`[bench] ${errors} failed requests\n`);
+    process.exitCode = 1;
+  }
+}
+
+export const baselineArg = (): string | undefined => stringArg('baseline');
