@@ -21,7 +21,7 @@ import { modelSpecOf } from '../api/model-spec.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
-import { isNotFound } from '../kube/api-errors.js';
+import { apiErrorMessage, apiStatus, isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
 import type { KubeClients } from '../kube/clients.js';
 import { selectRuntime } from '../runtime-selection.js';
@@ -105,7 +105,17 @@ export class InferenceServiceReconciler {
     const outcomes = new Map<ComponentType, ComponentOutcome>();
     // Predictor first: a transformer is useless before its predictor exists.
     for (const plan of plans) {
-      outcomes.set(plan.component, mode === 'Standard' ? await this.applyStandard(isvc, plan, config) : await this.applyKnative(isvc, plan, status));
+      try {
+        outcomes.set(plan.component, mode === 'Standard' ? await this.applyStandard(isvc, plan, config) : await this.applyKnative(isvc, plan, status));
+      } catch (err) {
+        // 422: the PodSpec fields the user wrote (the CRD keeps them as written) do not make a
+        // valid workload. A spec error: reported, not retried until the spec changes.
+        if (apiStatus(err) !== 422) throw err;
+        const type = plan.component === 'predictor' ? PREDICTOR_READY : TRANSFORMER_READY;
+        conditions.push(condition(type, 'False', 'InvalidSpec', `the API server refused the ${plan.component}'s workload: ${apiErrorMessage(err)}`));
+        this.deps.logger.info({ isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, component: plan.component }, 'workload refused by the API server (InvalidSpec)');
+        return this.done(isvc, status, conditions);
+      }
     }
     const predictorOutcome = outcomes.get('predictor')!;
     conditions.push(predictorOutcome.ready);

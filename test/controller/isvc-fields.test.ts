@@ -399,6 +399,13 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
     expect(transformer.tolerations).toEqual([{ key: 't', operator: 'Exists' }]);
   });
 
+  it('a PodSpec the API server refuses is PredictorReady=False InvalidSpec with its message', async () => {
+    await kubectlApply(cp, isvcYaml('badmount', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/x\n      volumeMounts: [{ name: nowhere, mountPath: /x }]\n`), NS);
+    const isvc = await waitForIsvc(c, NS, 'badmount', (i) => conditionOf(i, 'PredictorReady')?.reason === 'InvalidSpec', 'InvalidSpec');
+    expect(conditionOf(isvc, 'PredictorReady')?.message).toMatch(/the API server refused the predictor's workload: .*volumeMounts\[0\]\.name: Not found: "nowhere"/);
+    expect(conditionOf(isvc, 'Ready')?.status).toBe('False');
+  });
+
   it('the CRD still refuses a field that is neither KServe PodSpec nor a component field', async () => {
     const err = await kubectlApplyRejected(cp, isvcYaml('typo', `  predictor:\n    nodeSelectr: { a: b }\n${ONNX}`), NS);
     expect(err).toMatch(/unknown field "spec.predictor.nodeSelectr"/);

@@ -218,6 +218,7 @@ describe('hostile admission input', () => {
         }
       }
     }
+    process.stdout.write(`${kind} ${path}: ${sent} reviews, ${denied} denied\n`);
     // Type confusion in fields that are read is refused, not waved through.
     expect(denied).toBeGreaterThan(all.length / 2);
   });
