@@ -29,6 +29,7 @@ const KINDS = {
   RouteNotFound: { http: 404, grpc: GrpcCode.UNIMPLEMENTED },
   MethodNotAllowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED },
   PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
+  UriTooLong: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT },
   ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   /** Load shedding: the model holds its maximum of queued requests; retry later (REST adds Retry-After). */
   ModelOverloaded: { http: 503, grpc: GrpcCode.UNAVAILABLE },
@@ -88,6 +89,7 @@ export const errors = {
     new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
   methodNotAllowed: (method: string, path: string, allow: string) =>
     new KServeError('MethodNotAllowed', `Method ${method} is not allowed for ${path}; allowed: ${allow}`),
+  uriTooLong: (maxSegment: number) => new KServeError('UriTooLong', `A path segment of the URL is longer than ${maxSegment} characters`),
   payloadTooLarge: (limitBytes: number) =>
     new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
   /** A request within the body limit that declares more than a configured bound (elements, inputs). */

@@ -2,8 +2,9 @@
  * Builds the REST application (routes, parsers, error mapping) without binding a port:
  * tests call `inject` or listen on port 0; only the entry point listens on configured ports.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { errors } from '../../protocols/errors.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -25,6 +26,9 @@ export interface HttpAppOptions extends HttpContext {
   /** Timeouts, header size, connections, JSON size (server/limits.ts); defaults when absent. */
   readonly limits?: ServerLimits;
 }
+
+/** Longest path parameter (a model name, a version); model names may contain '.', so routing is otherwise strict. */
+const MAX_PARAM_LENGTH = 256;
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
   const limits = opts.limits ?? DEFAULT_LIMITS;
@@ -48,7 +52,13 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     },
     clientErrorHandler: clientErrorHandler(limits),
     // Model names may contain characters such as '.'; keep routing strict otherwise.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (a segment past maxParamLength, an undecodable URL) in the
+    // project's shape; neither echoes the path.
+    frameworkErrors: (err, _request, reply) => {
+      const kerr = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? errors.uriTooLong(MAX_PARAM_LENGTH) : errors.invalidInput('Malformed URL: a path segment is not valid percent-encoding');
+      void (reply as FastifyReply).code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
+    },
     // Drain: close() waits for in-flight requests; keep-alive sockets close when idle.
     forceCloseConnections: 'idle',
     // A request the server has already read while draining is served, not answered 503: the

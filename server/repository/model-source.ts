@@ -4,7 +4,7 @@
  * model under a root). Each model folder is either the files themselves or numeric version
  * subfolders (`<model>/<version>/...`).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface ModelSource {
@@ -31,20 +31,34 @@ export function singleModelSource(name: string, dir: string): ModelSource {
 
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
+/**
+ * True when `dir`, symlinks resolved, is a folder inside the repository root (also
+ * resolved): a model folder that is a link to elsewhere (`m -> /etc`) is not served.
+ */
+async function insideRoot(root: string, dir: string): Promise<boolean> {
+  try {
+    const [r, d] = await Promise.all([realpath(root), realpath(dir)]);
+    const rel = path.relative(r, d);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && (await isDir(d));
+  } catch {
+    return false;
+  }
+}
+
 export function repositorySource(root: string): ModelSource {
   return {
     async list() {
       const entries = await readdir(root, { withFileTypes: true });
-      return entries
-        .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && MODEL_NAME.test(e.name))
-        .map((e) => e.name)
-        .sort();
+      const names = entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && MODEL_NAME.test(e.name)).map((e) => e.name);
+      const inside = await Promise.all(names.map((n) => insideRoot(root, path.join(root, n))));
+      return names.filter((_, i) => inside[i]).sort();
     },
     async locate(name) {
-      // Names come from requests: never let one escape the repository root.
+      // Names come from requests: never let one escape the repository root, by its
+      // characters ('..', '/', '\\', NUL, encoded forms arrive decoded) or by a symlink.
       if (!MODEL_NAME.test(name)) return undefined;
       const dir = path.join(root, name);
-      return (await isDir(dir)) ? dir : undefined;
+      return (await insideRoot(root, dir)) ? dir : undefined;
     },
   };
 }
