@@ -274,14 +274,17 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
       - { name: warm-up, image: busybox:1, command: [sh, -c, 'true'] }
     containers:
       - { name: log-shipper, image: shipper:2 }
+      - { name: transformer-container, image: transformer:3 }
     model:
       modelFormat: { name: onnx }
       storageUri: s3://models/x
 `,
     );
     expect(pod.initContainers?.map((i) => [i.name, i.image, i.command])).toEqual([['warm-up', 'busybox:1', ['sh', '-c', 'true']]]);
+    // KServe's order: the model container, a collocated transformer-container, the rest.
     expect(pod.containers.map((x) => [x.name, x.image])).toEqual([
       ['kserve-container', 'kserve-ts-server:0.1.0'],
+      ['transformer-container', 'transformer:3'],
       ['log-shipper', 'shipper:2'],
     ]);
   });
@@ -409,6 +412,8 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
   it('the CRD still refuses a field that is neither KServe PodSpec nor a component field', async () => {
     const err = await kubectlApplyRejected(cp, isvcYaml('typo', `  predictor:\n    nodeSelectr: { a: b }\n${ONNX}`), NS);
     expect(err).toMatch(/unknown field "spec.predictor.nodeSelectr"/);
+    const named = await kubectlApplyRejected(cp, isvcYaml('named', `  predictor:\n    name: blue\n${ONNX}`), NS);
+    expect(named).toContain('predictor.name is not supported by kserve-ts');
   });
 });
 

@@ -1,0 +1,94 @@
+/**
+ * The Ingress and HTTPRoute objects Standard mode makes (KServe's raw ingress and HTTPRoute
+ * reconcilers), built from an InferenceService and the `ingress` config; the real API server
+ * accepting them is test/controller/isvc-fields.test.ts.
+ */
+import type { V1Service } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { InferenceService } from '../../controller/api/inference-service.js';
+import { parseInferenceServiceConfig } from '../../controller/config/inferenceservice-config.js';
+import { hostFor } from '../../controller/reconcile/ingress/domain.js';
+import { desiredHttpRoutes, httpRouteProblem, type HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
+import { desiredIngress } from '../../controller/reconcile/ingress/kube-ingress.js';
+
+const isvc = (transformer = false): InferenceService => ({
+  apiVersion: 'serving.kserve.io/v1beta1',
+  kind: 'InferenceService',
+  metadata: { name: 'iris', namespace: 'ml', uid: 'u-1', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', team: 'a' } },
+  spec: { predictor: { timeout: 20, model: { modelFormat: { name: 'onnx' } } }, ...(transformer ? { transformer: { containers: [{ name: 'kserve-container', image: 't' }] } } : {}) },
+});
+
+const ingressConfig = (ingress: Record<string, unknown> = {}) => parseInferenceServiceConfig({ ingress: JSON.stringify(ingress) }).ingress;
+
+const service = (name: string, ports: { name: string; port: number; appProtocol?: string }[]): V1Service => ({ metadata: { name }, spec: { ports } });
+
+describe('Ingress', () => {
+  it('routes the top-level host to the predictor without a transformer; copies annotations but not kubectl state', () => {
+    const ing = desiredIngress(isvc(), ingressConfig({ ingressClassName: 'nginx' }));
+    expect(ing.spec?.ingressClassName).toBe('nginx');
+    expect(ing.spec?.rules?.map((r) => [r.host, r.http?.paths[0]?.backend.service?.name])).toEqual([
+      ['iris-ml.example.com', 'iris-predictor'],
+      ['iris-predictor-ml.example.com', 'iris-predictor'],
+    ]);
+    expect(ing.metadata?.annotations).toEqual({ team: 'a' });
+    expect(ing.metadata?.ownerReferences?.[0]).toMatchObject({ uid: 'u-1', controller: true });
+  });
+
+  it('leaves ingressClassName out when the config has none (the cluster default class)', () => {
+    expect(desiredIngress(isvc(true), ingressConfig()).spec).not.toHaveProperty('ingressClassName');
+  });
+});
+
+describe('HTTPRoute', () => {
+  const predictor = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }]), component: { timeout: 20 } };
+
+  it('one route per component plus the top-level one, to the transformer when there is one', () => {
+    const transformer = { service: service('iris-transformer', [{ name: 'iris-transformer', port: 80 }]), component: {} };
+    const routes = desiredHttpRoutes(isvc(true), ingressConfig({ enableGatewayApi: true, kserveIngressGateway: 'gw/main' }), predictor, transformer);
+    expect(routes.map((r) => [r.metadata.name, r.spec.hostnames, (r.spec.rules[0] as { backendRefs: { name: string }[] }).backendRefs[0]?.name])).toEqual([
+      ['iris-predictor', ['iris-predictor-ml.example.com'], 'iris-predictor'],
+      ['iris-transformer', ['iris-transformer-ml.example.com'], 'iris-transformer'],
+      ['iris', ['iris-ml.example.com'], 'iris-transformer'],
+    ]);
+    expect(routes[0]?.spec.parentRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'gw', name: 'main' }]);
+    expect(routes[0]?.spec.rules[0]).toMatchObject({ timeouts: { request: '20s' } });
+    expect(routes[1]?.spec.rules[0]).toMatchObject({ timeouts: { request: '60s' } });
+  });
+
+  it('a Service with a gRPC port gets a gRPC rule first, then the REST rule', () => {
+    const dual = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }, { name: 'grpc', port: 8081 }]), component: {} };
+    const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, disableHTTPRouteTimeout: true }), dual, undefined);
+    expect(route?.spec.rules).toEqual([
+      expect.objectContaining({
+        matches: [{ path: { type: 'RegularExpression', value: '^/inference\\.GRPCInferenceService/.*$' }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }],
+        backendRefs: [expect.objectContaining({ port: 8081 })],
+      }),
+      expect.objectContaining({ matches: [{ path: { type: 'RegularExpression', value: '^/.*$' } }], backendRefs: [expect.objectContaining({ port: 80 })] }),
+    ]);
+    expect(route?.spec.rules[0]).not.toHaveProperty('timeouts');
+  });
+
+  it.each<[string, HttpRoute['status'], string | undefined]>([
+    ['no parent yet', undefined, 'ParentStatusNotAvailable'],
+    ['refused by the Gateway', { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners', message: 'no listener' }] }] }, 'NotAllowedByListeners'],
+    ['accepted', { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'ResolvedRefs', status: 'True' }] }] }, undefined],
+  ])('readiness: %s', (_name, status, reason) => {
+    const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true }), predictor, undefined);
+    expect(httpRouteProblem({ ...route!, ...(status ? { status } : {}) })?.reason).toBe(reason);
+  });
+});
+
+describe('ingress config and hosts', () => {
+  it('KServe defaults: domain example.com, the name-namespace template, gateway kserve/kserve-ingress-gateway', () => {
+    expect(ingressConfig()).toMatchObject({ ingressDomain: 'example.com', urlScheme: 'http', enableGatewayApi: false, kserveIngressGateway: { namespace: 'kserve', name: 'kserve-ingress-gateway' } });
+  });
+
+  it('refuses a Gateway API config whose gateway is not namespace/name', () => {
+    expect(() => ingressConfig({ enableGatewayApi: true, kserveIngressGateway: 'just-a-name' })).toThrow(/kserveIngressGateway 'just-a-name' must be <namespace>\/<name>/);
+  });
+
+  it('refuses a template that makes no domain name', () => {
+    expect(() => hostFor('iris', isvc(), ingressConfig({ domainTemplate: '{{ .Name }}' }))).toThrow(/needs at least two labels/);
+    expect(() => hostFor('iris', isvc(), ingressConfig({ domainTemplate: '{{ .Name }}_{{ .Namespace }}.{{ .IngressDomain }}' }))).toThrow(/label 'iris_ml' is not/);
+  });
+});
