@@ -504,7 +504,7 @@ delete_pods() {
   while ((SECONDS < deadline)); do
     local brif=0 pods
     [[ -d /sys/class/net/$POD_BRIDGE/brif ]] && brif="$(ls /sys/class/net/$POD_BRIDGE/brif | wc -l)"
-    pods="$(kubectl get pods -A --no-headers 2>/dev/null | wc -l)"
+    pods="$(kubectl get pods -A --no-headers 2>/dev/null | wc -l || true)"
     ((brif == 0 && pods == 0)) && return 0
     sleep 0.5
   done
@@ -551,6 +551,18 @@ clean_iptables() {
   for fam in ip ip6; do nft delete table "$fam" kube-proxy 2>/dev/null || true; done
 }
 
+# Pod processes whose shim died (containerd or the node killed outright) are reparented to
+# init and carry nothing of ours in their command line: find them by kubelet's cgroups.
+kill_pod_processes() {
+  local p left
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    left="$(find /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u || true)"
+    [[ -z "$left" ]] && return 0
+    for p in $left; do kill -KILL "$p" 2>/dev/null || true; done
+    sleep 0.3
+  done
+}
+
 remove_cgroups() {
   local d
   for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
@@ -594,7 +606,7 @@ down() {
     stop_component etcd
     local p
     for p in $(node_pids); do kill -KILL "$p" 2>/dev/null || true; done
-    sleep 0.2
+    kill_pod_processes
     unmount_all
     if [[ -f "$S/sysctls" ]]; then
       while IFS='=' read -r k v; do sysctl -qw "$k=$v" || true; done <"$S/sysctls"
@@ -611,6 +623,7 @@ down() {
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   ip link del "$NODE_BRIDGE" 2>/dev/null || true
   clean_iptables
+  kill_pod_processes
   remove_cgroups
   rm -f /var/lib/cni/results/"$CNI_NET"-* 2>/dev/null || true
   # libcni's cache folder, made on first use; kept when something else uses it.
