@@ -5,25 +5,31 @@
  * schemes (oci, modelscope, git, ...); the ones kserve-ts lacks are rejected at admission
  * instead of failing in the storage initializer later.
  */
+import { redact } from '../../../storage-initializer/redact.js';
 import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';
 
 export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = STORAGE_SCHEME_NAMES;
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
 
-/** Why `uri` (found at `field`) cannot be served, or undefined when it can. */
-export function storageUriProblem(field: string, uri: string): string | undefined {
-  if (uri.trim() === '') return `${field} must not be empty`;
-  const scheme = SCHEME.exec(uri)?.[1];
+/**
+ * Why `uri` (found at `field`) cannot be served, or undefined when it can. The message shows
+ * the URI without user info or query (`redact`): a denial is logged and shown to whoever
+ * applied the object, and URIs carry tokens (`user:token@`, `?sig=`).
+ */
+export function storageUriProblem(field: string, raw: string): string | undefined {
+  const uri = redact(raw);
+  if (raw.trim() === '') return `${field} must not be empty`;
+  const scheme = SCHEME.exec(raw)?.[1];
   if (scheme === undefined) return undefined; // a local path
   if (!SUPPORTED_STORAGE_SCHEMES.includes(scheme.toLowerCase())) {
     const supported = SUPPORTED_STORAGE_SCHEMES.map((s) => `${s}://`).join(', ');
     return `${field}: unsupported storage URI scheme '${scheme}://' in '${uri}' (supported: ${supported} and local paths)`;
   }
-  if (scheme.toLowerCase() === 'pvc' && /^pvc:\/\/(\/|$)/i.test(uri)) {
+  if (scheme.toLowerCase() === 'pvc' && /^pvc:\/\/(\/|$)/i.test(raw)) {
     return `${field}: '${uri}' names no claim; expected pvc://<claim-name>[/<path>]`;
   }
-  if (scheme.toLowerCase() === 'pvc' && uri.slice('pvc://'.length).split('/').some((p) => p === '..')) {
+  if (scheme.toLowerCase() === 'pvc' && raw.slice('pvc://'.length).split('/').some((p) => p === '..')) {
     return `${field}: '${uri}' has a '..' path segment; expected pvc://<claim-name>[/<path>] inside the claim`;
   }
   return undefined;

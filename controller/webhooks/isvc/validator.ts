@@ -23,6 +23,7 @@ import {
   KSERVE_CONTAINER,
 } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
+import { redact } from '../../../storage-initializer/redact.js';
 import { storageUriProblem } from './storage-uri.js';
 
 /**
@@ -132,7 +133,7 @@ function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
     if (model.storageUri !== undefined) pushIf(problems, storageUriProblem('spec.predictor.model.storageUri', model.storageUri));
     if (model.storage) {
       if (model.storageUri !== undefined && !model.storageUri.startsWith('s3://')) {
-        problems.push(`spec.predictor.model.storageUri '${model.storageUri}' must be an s3:// URI when spec.predictor.model.storage is set`);
+        problems.push(`spec.predictor.model.storageUri '${redact(model.storageUri)}' must be an s3:// URI when spec.predictor.model.storage is set`);
       }
       const type = model.storage.parameters?.['type'];
       if (type !== undefined && !STORAGE_SPEC_TYPES.includes(type)) {

@@ -26,7 +26,9 @@ const SECRET_KEY = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYzz9';
 const ACCESS_KEY = 'AKIAIOSFODNN7ZZZQQ';
 const ENV_TOKEN = 'ghp_EnvTokenInPlainSight0123456789';
 const BROKEN_CONFIG_SECRET = 'Sup3rS3cretInsideBrokenJson';
-const CREDENTIALS = [SECRET_KEY, ACCESS_KEY, ENV_TOKEN, BROKEN_CONFIG_SECRET];
+const URI_PASSWORD = 'hunter2UriPassword';
+const URI_SIGNATURE = 'SasSig0123456789abcdefXYZ';
+const CREDENTIALS = [SECRET_KEY, ACCESS_KEY, ENV_TOKEN, BROKEN_CONFIG_SECRET, URI_PASSWORD, URI_SIGNATURE];
 
 const logLines: string[] = [];
 const logger = pino(
@@ -263,6 +265,19 @@ describe('hostile admission input', () => {
       const { response } = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'o', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', object }))).json();
       expect(response).toMatchObject({ uid: 'o', allowed: false, status: { code: 400, message: 'request.object must be a JSON object' } });
     }
+  });
+
+  it('a refused storage URI is shown without its user info and query', async () => {
+    const object = isvc();
+    object.spec.predictor.model.storageUri = `oci://robot:${URI_PASSWORD}@registry.local/models/iris?sig=${URI_SIGNATURE}`;
+    delete object.spec.predictor.model.storage;
+    const { response } = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))).json();
+    expect(response.allowed).toBe(false);
+    expect(response.status.message).toContain("unsupported storage URI scheme 'oci://' in 'oci://registry.local/models/iris?…'");
+    const gs = isvc();
+    gs.spec.predictor.model.storageUri = `gs://bucket/iris?token=${URI_SIGNATURE}`;
+    const withSpec = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri2', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: gs }))).json();
+    expect(withSpec.response.status.message).toContain("storageUri 'gs://bucket/iris?…' must be an s3:// URI");
   });
 
   it('injects credentials as references and reports a broken storage secret without quoting it', async () => {
