@@ -267,6 +267,14 @@ describe('hostile admission input', () => {
     }
   });
 
+  it('an UPDATE whose old object is malformed is a 400 naming it', async () => {
+    const old = isvc();
+    old.status.deploymentMode = 7;
+    const request = { uid: 'upd', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'UPDATE', object: isvc(), oldObject: old };
+    const { response } = (await post(port, WEBHOOK_PATHS.isvcValidator, review(request))).json();
+    expect(response.status).toEqual({ code: 400, reason: 'BadRequest', message: 'InferenceService (old) is malformed: status.deploymentMode must be a string, got number' });
+  });
+
   it('a refused storage URI is shown without its user info and query', async () => {
     const object = isvc();
     object.spec.predictor.model.storageUri = `oci://robot:${URI_PASSWORD}@registry.local/models/iris?sig=${URI_SIGNATURE}`;
