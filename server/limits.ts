@@ -46,7 +46,7 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'max_tensor_elements', dflt: String(DEFAULT_DECODE_LIMITS.maxTensorElements), help: 'elements all input tensors of one request may declare together; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'max_inputs', dflt: String(DEFAULT_DECODE_LIMITS.maxInputs), help: 'inputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'max_outputs', dflt: String(DEFAULT_DECODE_LIMITS.maxOutputs), help: 'requested outputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
-  { name: 'rest_max_json_bytes', dflt: String(64 * MiB), help: 'largest JSON part of a REST request (bytes; binary tensors do not count); beyond it 413' },
+  { name: 'rest_max_json_bytes', dflt: String(16 * MiB), help: 'largest JSON part of a REST request (bytes; binary tensors do not count); beyond it 413' },
   { name: 'max_header_bytes', dflt: '16384', help: 'largest REST request line and headers (bytes); beyond it 431' },
   { name: 'headers_timeout_seconds', dflt: '30', help: 'time a client has to send the request headers (seconds); then 408' },
   { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole REST request, body included (seconds); then 408' },
