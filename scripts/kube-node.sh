@@ -71,7 +71,10 @@ log() { echo "[kube-node] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 pid_of() { [[ -f "$S/pids/$1" ]] && cat "$S/pids/$1"; }
-alive() { local p; p="$(pid_of "$1")" && [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; }
+# A process that has exited but is not yet reaped (its parent is init here, which reaps only
+# now and then) counts as gone.
+running() { [[ -r /proc/$1/stat ]] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+alive() { local p; p="$(pid_of "$1")" && [[ -n "$p" ]] && running "$p"; }
 kubectl() { "$BIN/kubectl" --kubeconfig "$S/kubeconfig" "$@"; }
 ctr_() { ctr --address "$SOCK" -n k8s.io "$@"; }
 
@@ -464,14 +467,14 @@ all_running() {
 
 # ---------------------------------------------------------------- down
 
-# stop_pid NAME: SIGTERM, then SIGKILL after 15 s.
+# stop_component NAME: SIGTERM, then SIGKILL after 15 s.
 stop_component() {
   local name=$1 pid
   pid="$(pid_of "$name")" || return 0
-  if kill -0 "$pid" 2>/dev/null; then
+  if running "$pid"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-    if kill -0 "$pid" 2>/dev/null; then
+    for _ in $(seq 1 150); do running "$pid" || break; sleep 0.1; done
+    if running "$pid"; then
       log "$name did not stop in 15 s: killing it"
       kill -KILL "$pid" 2>/dev/null || true
       sleep 0.2
@@ -593,16 +596,18 @@ down() {
     local t0=$SECONDS
     log "stopping the node"
     [[ -n "$BIN" ]] && delete_pods
-    stop_component kube-scheduler
-    stop_component kube-controller-manager
-    stop_component kubelet
+    stop_component kube-scheduler &
+    stop_component kube-controller-manager &
+    stop_component kubelet &
+    wait
     remove_containers
     stop_component kube-proxy
     if [[ -n "$BIN" && -f "$S/kube-proxy-config.yaml" ]]; then
       "$BIN/kube-proxy" --cleanup --config="$S/kube-proxy-config.yaml" >>"$S/logs/kube-proxy-cleanup.log" 2>&1 || true
     fi
-    stop_component containerd
-    stop_component kube-apiserver
+    stop_component containerd &
+    stop_component kube-apiserver &
+    wait
     stop_component etcd
     local p
     for p in $(node_pids); do kill -KILL "$p" 2>/dev/null || true; done
