@@ -28,7 +28,7 @@ import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
 import { makeFilter } from './patterns.js';
 import { adaptivePartSize, splitRanges } from './part-plan.js';
-import { TaskPool } from './pool.js';
+import { TaskPool, type Task } from './pool.js';
 import { Progress, human, type Log } from './progress.js';
 import type { ByteRange, Listing, RemoteObject, StorageProvider } from './provider.js';
 
@@ -166,6 +166,8 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     }
     const states: ObjectState[] = [];
     const pool = new TaskPool(config.concurrency, controller);
+    const first: Task[] = [];
+    const later: Task[] = [];
     let total: number | undefined = 0;
     for (const obj of objects) {
       let file: string;
@@ -188,8 +190,12 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       } else if (obj.size !== 0) ranges.push(undefined);
       const st: ObjectState = { obj, file, partsLeft: ranges.length, inlineMd5: undefined, skipChecksum: false };
       states.push(st);
-      for (const range of ranges) pool.push(() => fetchPart(st, range, probe));
+      // Ranged objects first: the longest work starts earliest, and a probe's plan is known
+      // while the small objects still keep the other requests busy.
+      const queue = ranges.length > 1 || probe ? first : later;
+      for (const range of ranges) queue.push(() => fetchPart(st, range, probe));
     }
+    pool.push(...first, ...later);
     const progress = new Progress(log, uri, total, objects.length, config.progressIntervalMs);
     progress.filesDone = states.filter((s) => s.partsLeft === 0).length;
     log(`downloading ${uri} to ${dest}: ${objects.length} file${objects.length === 1 ? '' : 's'}${total !== undefined ? `, ${human(total)}` : ''}`);
@@ -230,7 +236,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         const rest = splitRanges(range.end + 1, size - 1, part);
         log(`${st.obj.key}: first ${human(timing.bytes)} started in ${timing.ttfbMs.toFixed(0)} ms and took ${timing.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`);
         st.partsLeft += rest.length;
-        pool.push(...rest.map((r) => () => fetchPart(st, r)));
+        pool.pushFront(...rest.map((r) => () => fetchPart(st, r)));
       }
       if (--st.partsLeft === 0) {
         await verify(st);

@@ -21,6 +21,12 @@ export class TaskPool {
     this.wake();
   }
 
+  /** Queues `tasks` ahead of everything waiting (the rest of an object already started). */
+  pushFront(...tasks: Task[]): void {
+    this.queue.unshift(...tasks);
+    this.wake();
+  }
+
   private wake(): void {
     const w = this.waiters;
     this.waiters = [];
