@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Flags } from '../cli/flags.js';
-import type { Backend } from './backend.js';
+import type { Backend, ProvidedModel } from './backend.js';
 import type { BackendRegistry } from './backend-registry.js';
 
 export class BackendSettings {
@@ -30,6 +30,18 @@ export class BackendSettings {
   /** Runs every backend's process-wide set-up (idempotent); call before any model loads. */
   prepareProcess(): void {
     for (const b of this.#registry.all()) b.prepareProcess?.(this.#settings.get(b.name));
+  }
+
+  /** Every backend's flag-provided models (e.g. --model_module), by name; a name given twice is an error. */
+  providedModels(server: { readonly modelName: string; readonly modelDir: string | undefined }): Map<string, ProvidedModel> {
+    const out = new Map<string, ProvidedModel>();
+    for (const b of this.#registry.all()) {
+      for (const [name, model] of b.providedModels?.(this.#settings.get(b.name), server) ?? []) {
+        if (out.has(name)) throw new Error(`model '${name}' is provided twice`);
+        out.set(name, model);
+      }
+    }
+    return out;
   }
 
   /**

@@ -15,7 +15,7 @@
  */
 import type { Logger } from 'pino';
 import type { FlagSpec, Flags } from '../cli/flags.js';
-import type { SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
 import type { ModelConfig } from './repository/model-config.js';
 
 /** What every backend gets at load, whatever its own options. */
@@ -34,6 +34,19 @@ export interface LoadSpec {
   /** The file `detect` found in `dir`. */
   readonly file: string;
   readonly config: ModelConfig | undefined;
+}
+
+/**
+ * Per-request facts beyond the tensors, for instances that hand them to user code (SDK
+ * models, server/sdk/). File-backed backends ignore it. Transports fill `headers` and send
+ * what the instance put in `responseHeaders` (REST headers, gRPC initial metadata).
+ */
+export interface InferContext {
+  readonly id: string | undefined;
+  readonly parameters: Parameters | undefined;
+  /** Request headers (REST) or metadata (gRPC), lower-case names, one value each. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly responseHeaders: Record<string, string>;
 }
 
 export interface ModelInstance {
@@ -60,7 +73,12 @@ export interface ModelInstance {
    * `signature_name` parameter; server/inference-scope.ts), for models with `signatures`;
    * undefined otherwise. Backends look it up, never choose it again.
    */
-  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]>;
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]>;
+  /**
+   * True for instances that declare no inputs and check requests themselves (SDK models
+   * without getInputTypes): the scope then skips validation against `inputs`/`outputs`.
+   */
+  readonly validatesOwnInputs?: boolean;
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
   unload(): Promise<void>;
   /**
@@ -81,6 +99,11 @@ export interface ModelInstance {
  *   a key it does not read, or a malformed value, refuses the load with a message naming it.
  * Methods, not function properties: a registry holds every backend as Backend<unknown, unknown>.
  */
+/** A model no folder holds (an SDK model, a --model_module): the repository loads it by name like any other. */
+export interface ProvidedModel {
+  load(context: LoadContext): Promise<ModelInstance>;
+}
+
 export interface Backend<Settings = unknown, Options = unknown> {
   /** Registry key and config `backend` name, e.g. "onnx". */
   readonly name: string;
@@ -102,4 +125,11 @@ export interface Backend<Settings = unknown, Options = unknown> {
    */
   detect(dir: string, files: readonly string[]): Promise<string | undefined>;
   load(spec: LoadSpec, options: Options, context: LoadContext): Promise<ModelInstance>;
+  /**
+   * Models this backend serves from its flags rather than from a folder (the custom
+   * backend's --model_module), by name; `server` is what the command line says of the single
+   * model. A provided model named like --model_name takes --model_dir as its own (it is
+   * then not loaded as a file-backed model).
+   */
+  providedModels?(settings: Settings, server: { readonly modelName: string; readonly modelDir: string | undefined }): ReadonlyMap<string, ProvidedModel>;
 }

@@ -12,6 +12,8 @@
  * - Stages: preprocess (`decode`) is recorded only once the inference has run, so requests
  *   that fail before it add no samples; predict and postprocess as they complete.
  * - `release` is idempotent.
+ * - Headers: `infer` takes the request's headers (REST) or metadata (gRPC); what the model
+ *   sets for the response (SDK models) is in `responseHeaders` once `infer` resolved.
  */
 import { randomUUID } from 'node:crypto';
 import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
@@ -42,6 +44,8 @@ export class InferenceScope {
   readonly #lease: Lease;
   readonly #metrics: Metrics;
   #decodeSeconds: number | undefined;
+  /** Headers the model set for the response; filled by `infer`. */
+  readonly responseHeaders: Record<string, string> = {};
 
   constructor(name: string, lease: Lease, metrics: Metrics) {
     this.#lease = lease;
@@ -63,15 +67,16 @@ export class InferenceScope {
    * buffers may be detached by the backend: callers must not read them afterwards. Outputs
    * come back filtered and ordered as requested.
    */
-  async infer(request: InferRequest): Promise<InferResponse> {
+  async infer(request: InferRequest, headers: Readonly<Record<string, string>> = {}): Promise<InferResponse> {
     const { name } = this.model;
     const served = this.#lease.served;
     const sig = signatureOf(this.model, request.parameters);
-    validateRequest(name, request, sig.io.inputs, sig.io.outputs, served.config?.maxBatchSize ?? 0);
+    if (served.instance.validatesOwnInputs !== true) validateRequest(name, request, sig.io.inputs, sig.io.outputs, served.config?.maxBatchSize ?? 0);
     // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
     const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.io.outputs;
     const start = performance.now();
-    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name);
+    const context = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
+    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name, context);
     this.#metrics.observe('predict', name, since(start));
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
     return { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };

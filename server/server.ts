@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BackendRegistry } from './backend-registry.js';
 import { BackendSettings } from './backend-settings.js';
+import type { ProvidedModel } from './backend.js';
+import { customBackend } from './backends/custom/custom-backend.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
 import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';
 import type { ServerConfig } from './config.js';
@@ -37,19 +39,27 @@ export interface ModelServer {
 
 /** The default backend set; a model folder goes to the first whose `detect` matches. */
 export function defaultBackends(): BackendRegistry {
-  return new BackendRegistry().register(onnxBackend).register(tensorflowBackend);
+  return new BackendRegistry().register(onnxBackend).register(tensorflowBackend).register(customBackend);
 }
 
-function sourceFor(config: ServerConfig): ModelSource | undefined {
+/** A provided model named --model_name owns --model_dir (custom backend), so the folder is not loaded as a file model. */
+function sourceFor(config: ServerConfig, provided: ReadonlyMap<string, ProvidedModel>): ModelSource | undefined {
   if (config.modelRepository !== undefined) return repositorySource(config.modelRepository);
-  if (config.modelDir !== undefined) return singleModelSource(config.modelName, config.modelDir);
+  if (config.modelDir !== undefined && !provided.has(config.modelName)) return singleModelSource(config.modelName, config.modelDir);
   return undefined;
 }
 
 export async function createServer(
   config: ServerConfig,
   logger: Logger,
-  opts: { backends?: BackendRegistry; backendSettings?: BackendSettings; defaultMetrics?: boolean; renderMetrics?: () => Promise<string> } = {},
+  opts: {
+    backends?: BackendRegistry;
+    backendSettings?: BackendSettings;
+    defaultMetrics?: boolean;
+    renderMetrics?: () => Promise<string>;
+    /** Models no folder holds (the SDK's ModelServer), served next to the file-backed ones. */
+    provided?: ReadonlyMap<string, ProvidedModel>;
+  } = {},
 ): Promise<ModelServer> {
   const backends = opts.backends ?? defaultBackends();
   // Each backend parses its own flags from the command line the config was parsed from.
@@ -60,7 +70,12 @@ export async function createServer(
     defaultMetrics: opts.defaultMetrics ?? true,
     ...(opts.renderMetrics !== undefined ? { render: opts.renderMetrics } : {}),
   });
-  const source = sourceFor(config) ?? { list: async () => [], locate: async () => undefined };
+  const provided = new Map(backendSettings.providedModels({ modelName: config.modelName, modelDir: config.modelDir }));
+  for (const [name, model] of opts.provided ?? []) {
+    if (provided.has(name)) throw new Error(`model '${name}' is provided twice`);
+    provided.set(name, model);
+  }
+  const source = sourceFor(config, provided) ?? { list: async () => [], locate: async () => undefined };
   const repository = new ModelRepository({
     source,
     backends,
@@ -69,6 +84,7 @@ export async function createServer(
     logger,
     drainTimeoutMs: config.gracePeriodSeconds * 1000,
     maxQueuedRequests: config.limits.maxQueuedRequests,
+    provided,
     metrics,
   });
   metrics.trackQueueDepth(() => repository.queueDepths());

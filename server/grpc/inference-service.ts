@@ -8,7 +8,7 @@
  * RESOURCE_EXHAUSTED and counted; grpc-server.ts makes the transport pass such
  * pre-encoded buffers through unchanged.
  */
-import type { UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
+import { Metadata, type ServerUnaryCall, type UntypedServiceImplementation, type handleUnaryCall } from '@grpc/grpc-js';
 import { errors, toKServeError } from '../../protocols/errors.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
 import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
@@ -29,6 +29,22 @@ interface RepositoryRef {
 
 const versionOf = (v: string | undefined): string | undefined => (v ? v : undefined);
 
+/** Request metadata for a model's hooks (SDK models): text entries only, one value per key. */
+function metadataHeaders(md: Metadata): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries(md.getMap())) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** The headers a model set, as the call's initial metadata (sent with the response). */
+function sendModelMetadata(call: ServerUnaryCall<unknown, unknown>, headers: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return;
+  const md = new Metadata();
+  for (const [k, v] of entries) md.set(k.toLowerCase(), v);
+  call.sendMetadata(md);
+}
+
 function requireModelName(name: string | undefined): string {
   if (!name) throw errors.invalidInput(`'model_name' must not be empty`);
   return name;
@@ -40,13 +56,13 @@ export function inferenceService(
 ): UntypedServiceImplementation {
   const { dataplane, metrics, logger, maxSendMessageLength } = ctx;
 
-  function unary<Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
+  function unary<Req, Res>(method: string, fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
     return (call, callback) => {
       Promise.resolve()
         .then(() => {
           const req: unknown = call.request;
           if (isUndecodable(req)) throw errors.invalidInput(`the request is not a valid ${method}Request message: ${undecodableReason(req)}`);
-          return fn(req as Req);
+          return fn(req as Req, call);
         })
         .then(
           (res) => callback(null, res),
@@ -64,15 +80,16 @@ export function inferenceService(
     if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', httpStatus);
   }
 
-  async function modelInfer(req: ModelInferRequestMessage): Promise<Buffer> {
+  async function modelInfer(req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
       const scope = dataplane.open(name, versionOf(req.model_version));
       let bytes: Buffer;
       try {
         const decoded = scope.decode(() => decodeGrpcInferRequest(req));
-        const response = await scope.infer(decoded.request);
+        const response = await scope.infer(decoded.request, metadataHeaders(call.metadata));
         bytes = scope.encode(() => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)));
+        sendModelMetadata(call, scope.responseHeaders);
       } finally {
         scope.release();
       }

@@ -5,6 +5,7 @@ import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
+import { requestHeaders, sendModelHeaders } from './model-headers.js';
 import { docs, modelParams, targetParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
@@ -24,8 +25,9 @@ export function v1Routes(ctx: HttpContext) {
     try {
       const dialect = v1DialectFor(scope.model.platform);
       const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model));
-      const response = await scope.infer(decoded.request);
+      const response = await scope.infer(decoded.request, requestHeaders(req.headers));
       const body = scope.encode(() => dialect.encode(response, decoded));
+      sendModelHeaders(reply, scope.responseHeaders);
       return reply.type('application/json').send(body);
     } finally {
       scope.release();

@@ -6,6 +6,7 @@ import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from 
 import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
 import { bodyBytes } from './body-parsers.js';
 import type { HttpContext } from './context.js';
+import { requestHeaders, sendModelHeaders } from './model-headers.js';
 import { docs, inferHeaders, modelParams, versionParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
@@ -32,8 +33,9 @@ export function v2Routes(ctx: HttpContext) {
         const body = bodyBytes(req.body);
         return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength));
       });
-      const response = await scope.infer(request);
+      const response = await scope.infer(request, requestHeaders(req.headers));
       const encoded = scope.encode(() => encodeRestInferResponse(response, request));
+      sendModelHeaders(reply, scope.responseHeaders);
       if (encoded.headerLength !== undefined) {
         void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
       } else void reply.type('application/json');

@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import { errors, KServeError } from '../../protocols/errors.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { ModelInstance } from '../backend.js';
+import type { ModelInstance, ProvidedModel } from '../backend.js';
 import type { BackendRegistry } from '../backend-registry.js';
 import type { BackendSettings } from '../backend-settings.js';
 import { BatchingInstance } from '../batching/batching-instance.js';
@@ -88,6 +88,11 @@ export interface RepositoryOptions {
   readonly drainTimeoutMs: number;
   /** Requests one model may hold in flight (queued or running); 0 or absent = no limit. */
   readonly maxQueuedRequests?: number;
+  /**
+   * Models no folder holds (SDK models, --model_module), by name: listed and loaded like the
+   * source's, and taking precedence over a source folder of the same name.
+   */
+  readonly provided?: ReadonlyMap<string, ProvidedModel> | undefined;
   /** Where dynamic batching reports batch sizes and queue times; optional for embedders. */
   readonly metrics?: Metrics | undefined;
 }
@@ -119,7 +124,8 @@ export class ModelRepository {
 
   /** Loads every model the source offers and remembers them as the startup set. */
   async loadStartupModels(): Promise<void> {
-    const names = await this.#opts.source.list();
+    const provided = [...(this.#opts.provided?.keys() ?? [])];
+    const names = [...provided, ...(await this.#opts.source.list()).filter((n) => !provided.includes(n))];
     for (const n of names) this.#startup.add(n);
     await Promise.all(names.map((n) => this.load(n).catch(() => undefined)));
   }
@@ -232,6 +238,8 @@ export class ModelRepository {
   async #doLoad(e: Entry): Promise<void> {
     const { source, backends, logger } = this.#opts;
     const started = performance.now();
+    const provided = this.#opts.provided?.get(e.name);
+    if (provided !== undefined) return this.#loadProvided(e, provided, started);
     const dir = await source.locate(e.name);
     if (dir === undefined) {
       if (e.generation === undefined) this.#entries.delete(e.name);
@@ -274,6 +282,33 @@ export class ModelRepository {
       }
       throw errors.modelNotReady(e.name, reason);
     }
+    this.#serve(e, loaded, previous, started);
+  }
+
+  /** Loads a provided model (one unversioned instance); failures are recorded as for a folder's. */
+  async #loadProvided(e: Entry, provided: ProvidedModel, started: number): Promise<void> {
+    const { logger } = this.#opts;
+    const previous = e.generation;
+    if (previous === undefined) e.state = 'LOADING';
+    let instance: ModelInstance;
+    try {
+      instance = await provided.load({ threads: this.#opts.threads, logger });
+    } catch (err) {
+      const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
+      logger.error({ model: e.name, err: reason }, 'model load failed');
+      if (previous === undefined) {
+        e.state = 'FAILED';
+        e.reason = reason;
+      }
+      throw errors.modelNotReady(e.name, reason);
+    }
+    const served = { modelName: e.name, version: undefined, instance, platform: instance.platform, inputs: instance.inputs, outputs: instance.outputs, config: undefined };
+    this.#serve(e, [served], previous, started);
+  }
+
+  /** Makes a loaded set of versions the model's current generation and retires the previous one. */
+  #serve(e: Entry, loaded: ServedVersion[], previous: Generation | undefined, started: number): void {
+    const { logger } = this.#opts;
     const versions = new Map(loaded.map((l) => [l.version ?? UNVERSIONED, l]));
     const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion);
     e.generation = generation;

@@ -1,0 +1,52 @@
+/**
+ * The custom-model backend: serves a TypeScript/JavaScript Model (server/sdk/) named by
+ * `--model_module`, as KServe's custom-model containers serve a `kserve.Model` subclass.
+ * It owns that flag (declared in the shared table through `flags`) and provides the model
+ * under --model_name; --model_dir then goes to the model (its `modelDir` option) instead of
+ * being loaded as a file-backed model. It loads no model folders itself (`detect` finds
+ * nothing), so repository models keep going to onnx and tensorflow.
+ */
+import type { Flags } from '../../../cli/flags.js';
+import { errors } from '../../../protocols/errors.js';
+import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
+import { loadModel } from '../../sdk/model-adapter.js';
+import { modelFromModule } from '../../sdk/load-module.js';
+
+export interface CustomSettings {
+  /** --model_module, or undefined when not given. */
+  readonly module: string | undefined;
+}
+
+export const customBackend: Backend<CustomSettings, CustomSettings> = {
+  name: 'custom',
+  aliases: [],
+  flags: [
+    {
+      name: 'model_module',
+      kind: 'string',
+      dflt: '',
+      placeholder: 'PATH',
+      help: 'JavaScript module exporting a kserve-ts Model subclass or factory, served as --model_name (--model_dir is handed to it)',
+    },
+  ],
+  settings(flags: Flags): CustomSettings {
+    return { module: flags.string('model_module') || undefined };
+  },
+  modelOptions(settings: CustomSettings, parameters: ReadonlyMap<string, string>): CustomSettings {
+    for (const k of parameters.keys()) throw errors.invalidInput(`config.pbtxt parameter '${k}' is not read by the custom backend`);
+    return settings;
+  },
+  async detect(): Promise<string | undefined> {
+    return undefined;
+  },
+  async load(): Promise<ModelInstance> {
+    throw errors.invalidInput('the custom backend loads no model folders; serve a Model with --model_module or ModelServer');
+  },
+  providedModels(settings, server): ReadonlyMap<string, ProvidedModel> {
+    const file = settings.module;
+    if (file === undefined) return new Map();
+    const options = { name: server.modelName, modelDir: server.modelDir };
+    // Each (re)load imports the module (cached by Node) and makes a fresh model.
+    return new Map([[server.modelName, { load: async (context) => loadModel(await modelFromModule(file, options), context.logger) }]]);
+  },
+};

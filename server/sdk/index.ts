@@ -1,0 +1,19 @@
+/**
+ * kserve-ts's public API (the package entry `kserve-ts`): KServe's Python SDK names in
+ * TypeScript casing. Write a Model subclass, serve it with ModelServer or
+ * `kserve-ts serve --model_module`. See docs/custom-models.md.
+ */
+export { Model } from './model.js';
+export type { Awaitable, ModelClass, ModelFactory, ModelFactoryOptions, RequestHeaders, ResponseHeaders } from './model.js';
+export { InferRequest, InferResponse } from './infer-request.js';
+export { InferInput, InferOutput, toTensorData } from './infer-tensor.js';
+export type { TensorValues } from './infer-tensor.js';
+export { InferenceError, InvalidInput, ModelNotFound, ModelNotReady, NotImplemented, ServerNotReady } from './sdk-errors.js';
+export { ModelServer } from './model-server.js';
+export type { ModelServerOptions } from './model-server.js';
+export type { ModelRepository } from '../repository/model-repository.js';
+export { SDK_PLATFORM } from './model-adapter.js';
+export { DATATYPES } from '../../protocols/datatypes.js';
+export type { Datatype, NumericArray, TensorData } from '../../protocols/datatypes.js';
+export type { Parameters, ParameterValue, Tensor, TensorSpec } from '../../protocols/tensor.js';
+export { KServeError } from '../../protocols/errors.js';

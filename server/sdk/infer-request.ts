@@ -1,0 +1,53 @@
+/**
+ * InferRequest and InferResponse, as in KServe's Python SDK (`kserve.InferRequest`,
+ * `kserve.InferResponse`): what a Model's hooks receive and return, whatever the protocol
+ * the client spoke (V1 and V2 REST, gRPC all decode into the neutral types first).
+ */
+import type { Parameters, RequestedOutput, Tensor } from '../../protocols/tensor.js';
+import { InferInput, InferOutput } from './infer-tensor.js';
+
+export class InferRequest {
+  readonly modelName: string;
+  id: string | undefined;
+  inputs: InferInput[];
+  parameters: Parameters | undefined;
+  /** Outputs the client asked for (names, in order); empty = all. The server filters the response to them. */
+  requestOutputs: RequestedOutput[];
+
+  constructor(modelName: string, inputs: InferInput[], opts: { id?: string | undefined; parameters?: Parameters | undefined; requestOutputs?: readonly RequestedOutput[] | undefined } = {}) {
+    this.modelName = modelName;
+    this.inputs = inputs;
+    this.id = opts.id;
+    this.parameters = opts.parameters;
+    this.requestOutputs = [...(opts.requestOutputs ?? [])];
+  }
+
+  /** The input named `name`, or undefined (`InferRequest.get_input_by_name`). */
+  getInput(name: string): InferInput | undefined {
+    return this.inputs.find((i) => i.name === name);
+  }
+}
+
+export class InferResponse {
+  readonly modelName: string;
+  id: string | undefined;
+  outputs: InferOutput[];
+  parameters: Parameters | undefined;
+
+  constructor(modelName: string, outputs: InferOutput[], opts: { id?: string | undefined; parameters?: Parameters | undefined } = {}) {
+    this.modelName = modelName;
+    this.outputs = outputs;
+    this.id = opts.id;
+    this.parameters = opts.parameters;
+  }
+
+  /** The output named `name`, or undefined (`InferResponse.get_output_by_name`). */
+  getOutput(name: string): InferOutput | undefined {
+    return this.outputs.find((o) => o.name === name);
+  }
+
+  /** Neutral tensors of the outputs, for the transports. */
+  tensors(): Tensor[] {
+    return this.outputs.map((o) => o.toTensor());
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Serves an SDK Model as a ModelInstance, so the repository, the data plane and the
+ * transports treat it as any file-backed model (they never see the SDK).
+ *
+ * - Errors: catalogue errors (the SDK's classes) pass through with their kind; anything else
+ *   a hook throws becomes InferenceError (500 / INTERNAL) "Model <name> failed: <Type> :
+ *   <message>", logged with its stack here and sent without it.
+ * - Outputs: filtered to and ordered as the request asked (all when it asked for none); a
+ *   requested output the model did not return is an InferenceError naming it.
+ * - Reload: the model object is shared across reloads of a provided model, so only the
+ *   latest adapter's `unload` reaches `Model.unload`.
+ */
+import type { Logger } from 'pino';
+import { KServeError, errors, withoutSourcePaths } from '../../protocols/errors.js';
+import type { Tensor } from '../../protocols/tensor.js';
+import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
+import { InferRequest } from './infer-request.js';
+import { InferInput } from './infer-tensor.js';
+import type { Model } from './model.js';
+
+/** Platform reported in V2 metadata and kserve_model_info for SDK models. */
+export const SDK_PLATFORM = 'kserve-ts_custom';
+
+const current = new WeakMap<Model, ModelInstance>();
+
+/** A user hook's failure as a catalogue error naming the model; the stack stays in the log. */
+export function userError(model: string, err: unknown, logger: Logger): KServeError {
+  if (err instanceof KServeError) return err;
+  const type = err instanceof Error ? err.name : 'Error';
+  const message = err instanceof Error ? err.message : String(err);
+  logger.error({ model, err }, 'custom model hook failed');
+  return errors.inferenceError(`Model ${model} failed: ${type} : ${withoutSourcePaths(message)}`);
+}
+
+function pick(model: string, outputs: Tensor[], names: readonly string[]): Tensor[] {
+  if (names.length === 0) return outputs;
+  return names.map((n) => {
+    const t = outputs.find((o) => o.name === n);
+    if (t === undefined) throw errors.inferenceError(`Model ${model} returned no output '${n}'; it returned [${outputs.map((o) => o.name).join(', ')}]`);
+    return t;
+  });
+}
+
+/** Runs `model.load()` and wraps the loaded model. Rejects when load throws or leaves it not ready. */
+export async function loadModel(model: Model, logger: Logger): Promise<ModelInstance> {
+  const name = model.name;
+  let result: boolean | void;
+  try {
+    result = await model.load();
+  } catch (err) {
+    throw userError(name, err, logger);
+  }
+  if (result === true) model.ready = true;
+  if (result === false || !model.ready) throw errors.modelNotReady(name, 'load() finished but the model is not ready (return true or set this.ready = true)');
+  const inputs = model.getInputTypes();
+  const outputs = model.getOutputTypes();
+  const instance: ModelInstance = {
+    platform: SDK_PLATFORM,
+    inputs,
+    outputs,
+    validatesOwnInputs: inputs.length === 0,
+    async infer(tensors: readonly Tensor[], outputNames: readonly string[], _signature?: string, context?: InferContext): Promise<Tensor[]> {
+      if (!model.ready) throw errors.modelNotReady(name);
+      const headers = context?.headers ?? {};
+      const responseHeaders = context?.responseHeaders ?? {};
+      const request = new InferRequest(name, tensors.map((t) => InferInput.fromTensor(t)), {
+        id: context?.id,
+        parameters: context?.parameters,
+        requestOutputs: outputNames.map((n) => ({ name: n })),
+      });
+      let out: Tensor[];
+      try {
+        const pre = await model.preprocess(request, headers);
+        const predicted = await model.predict(pre, headers, responseHeaders);
+        const post = await model.postprocess(predicted, headers, responseHeaders);
+        out = post.tensors();
+      } catch (err) {
+        throw userError(name, err, logger);
+      }
+      return pick(name, out, outputNames);
+    },
+    async unload(): Promise<void> {
+      if (current.get(model) !== instance) return;
+      current.delete(model);
+      try {
+        await model.unload();
+      } catch (err) {
+        logger.warn({ model: name, err }, 'custom model unload failed');
+      }
+    },
+    onFailure(): void {
+      // An SDK model has no thread of its own that could die.
+    },
+  };
+  current.set(model, instance);
+  return instance;
+}
+
+/** A model object as a ProvidedModel: each (re)load runs its `load()` again. */
+export function providedModel(model: Model): ProvidedModel {
+  return { load: (context) => loadModel(model, context.logger) };
+}
