@@ -16,6 +16,7 @@ import { expected } from '../../../server/backends/tensorflow/tf-fixtures.test-h
 import { ensureKubeBinaries, waitFor } from '../../controller/harness/index.js';
 import { grpcClient } from '../../grpc/client.js';
 import { IRIS_DIR, type TestServer, startServer } from '../../helpers/server.js';
+import { imageName } from '../../images/docker.js';
 import { type S3Server, V1_IRIS, V2_IRIS, credentials, grpcIris, inferenceService, manifest, startS3 } from './fixtures.js';
 import { type KubeNode, ROOT, useKubeNode } from './kube-node.js';
 
@@ -184,7 +185,7 @@ describe('InferenceServices on a real node', () => {
     const [pod] = await readyPods('serving.kserve.io/inferenceservice=iris');
     const init = (pod!.spec.initContainers as { name: string; image: string; args: string[]; env: { name: string; valueFrom?: any }[] }[])[0]!;
     expect(init.name).toBe('storage-initializer');
-    expect(init.image).toBe('kserve-ts-storage-initializer:0.1.0');
+    expect(init.image).toBe(imageName('storage-initializer'));
     expect(init.args).toEqual(['s3://models/iris', '/mnt/models']);
     expect(init.env.find((e) => e.name === 'AWS_ACCESS_KEY_ID')?.valueFrom?.secretKeyRef).toEqual({ name: 's3-credentials', key: 'AWS_ACCESS_KEY_ID' });
     expect(init.env.find((e) => e.name === 'S3_ENDPOINT')).toBeDefined();
@@ -371,7 +372,7 @@ describe('InferenceServices on a real node', () => {
     const isvc = await waitIsvcReady('dense', 300_000);
     expect(isvc.status.clusterServingRuntimeName).toBe('kserve-ts-tensorflow');
     const [pod] = await readyPods('serving.kserve.io/inferenceservice=dense');
-    expect((pod!.spec.containers as { name: string; image: string }[]).find((c) => c.name === 'kserve-container')?.image).toBe('kserve-ts-server-tensorflow:0.1.0');
+    expect((pod!.spec.containers as { name: string; image: string }[]).find((c) => c.name === 'kserve-container')?.image).toBe(imageName('server-tensorflow'));
     const base = `http://${await clusterIP('dense-predictor')}`;
     await waitRoutable(base, 'dense');
     const r = await request(`${base}/v2/models/dense/infer`, { inputs: [{ name: 'x', datatype: 'FP32', shape: [2, 4], data: expected.x.flat() }] });

@@ -5,7 +5,7 @@
  * failed test. Tests only ever talk to loopback and to those addresses.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,11 @@ export async function useKubeNode(): Promise<KubeNode> {
         await add(`logs ${ns}`, ['logs', '-n', ns, '--all-containers', '--prefix', '--tail=40', '-l', 'serving.kserve.io/inferenceservice']);
       }
       await add('controller logs', ['logs', '-n', 'kserve', '--all-containers', '--prefix', '--tail=60', '-l', 'app.kubernetes.io/name=kserve-ts-controller']);
+      // The node's own logs sit beside its kubeconfig (scripts/kube-node.sh's state folder).
+      for (const component of ['kubelet', 'kube-proxy', 'containerd']) {
+        const log = path.join(path.dirname(kubeconfigPath), 'logs', `${component}.log`);
+        if (existsSync(log)) parts.push(`--- ${component} log (last lines) ---\n${readFileSync(log, 'utf8').split('\n').slice(-30).join('\n')}`);
+      }
       return parts.join('\n');
     },
     async release() {
