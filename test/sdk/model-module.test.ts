@@ -1,0 +1,95 @@
+/**
+ * `kserve-ts serve --model_module`: the built CLI as a child process loads a user's ES module
+ * (a Model subclass, or a factory) as --model_name, hands it --model_dir, and serves it;
+ * a module without a model is a start-up failure (NoModelReady, exit 1). The modules import
+ * the built SDK entry (dist/server/sdk/index.js) as an installed package would resolve it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { json, post } from '../helpers/http.js';
+import { restPort, runCli } from '../helpers/process.js';
+import { ROOT } from '../helpers/server.js';
+
+const LOOPBACK = ['--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'];
+const SDK = pathToFileURL(path.join(ROOT, 'dist/server/sdk/index.js')).href;
+const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-module-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function module(name: string, text: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const CLASS_MODULE = `
+import { Model, InferResponse, InferOutput } from ${JSON.stringify(SDK)};
+export default class Doubler extends Model {
+  constructor(name, options) { super(name); this.modelDir = options.modelDir; }
+  getInputTypes() { return [{ name: 'x', datatype: 'FP64', shape: [-1] }]; }
+  async predict(request) {
+    const x = request.getInput('x');
+    return new InferResponse(this.name, [
+      new InferOutput('y', x.shape, 'FP64', x.asNumbers().map((v) => v * 2)),
+      new InferOutput('dir', [1], 'BYTES', [String(this.modelDir)]),
+    ]);
+  }
+}
+`;
+
+const FACTORY_MODULE = `
+import { Model, InferResponse, InferOutput } from ${JSON.stringify(SDK)};
+class Negate extends Model {
+  predict(request) {
+    const x = request.getInput('x');
+    return new InferResponse(this.name, [new InferOutput('y', x.shape, x.datatype, x.asNumbers().map((v) => -v))]);
+  }
+}
+export function model(options) { return new Negate(options.name); }
+`;
+
+describe('kserve-ts serve --model_module', () => {
+  it('serves a Model subclass as --model_name, with --model_dir handed to it', async () => {
+    const file = module('doubler.mjs', CLASS_MODULE);
+    const p = runCli(['serve', '--model_name', 'doubler', '--model_module', file, '--model_dir', '/mnt/models', ...LOOPBACK]);
+    try {
+      const port = await restPort(p);
+      await p.waitForLog((l) => l['msg'] === 'server started');
+      expect(json(await post(`http://127.0.0.1:${port}/v1/models/doubler:predict`, { instances: [1.5, 2] }))).toEqual({ predictions: [3, 4] });
+      const v2 = json(await post(`http://127.0.0.1:${port}/v2/models/doubler/infer`, { inputs: [{ name: 'x', datatype: 'FP64', shape: [1], data: [4] }] }));
+      expect(v2).toMatchObject({ outputs: [{ name: 'y', data: [8] }, { name: 'dir', data: ['/mnt/models'] }] });
+    } finally {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
+  });
+
+  it('serves what a factory export returns', async () => {
+    const file = module('negate.mjs', FACTORY_MODULE);
+    const p = runCli(['serve', '--model-name=neg', `--model-module=${file}`, ...LOOPBACK]);
+    try {
+      const port = await restPort(p);
+      await p.waitForLog((l) => l['msg'] === 'server started');
+      const v2 = json(await post(`http://127.0.0.1:${port}/v2/models/neg/infer`, { inputs: [{ name: 'x', datatype: 'INT32', shape: [2], data: [3, -4] }] }));
+      expect(v2).toMatchObject({ model_name: 'neg', outputs: [{ name: 'y', datatype: 'INT32', data: [-3, 4] }] });
+    } finally {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
+  });
+
+  it('a module that exports no model fails start-up with NoModelReady naming the cause', async () => {
+    const file = module('empty.mjs', 'export const answer = 42;\n');
+    const p = runCli(['serve', '--model_name', 'm', '--model_module', file, ...LOOPBACK]);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toMatch(/no model is ready \(m: .*exports no Model subclass or factory/);
+  });
+
+  it('is listed among the backend flags in --help', async () => {
+    const p = runCli(['serve', '--help']);
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toMatch(/--model_module PATH\s+JavaScript module exporting a kserve-ts Model/);
+  });
+});
