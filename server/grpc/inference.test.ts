@@ -317,7 +317,7 @@ describe('ModelInfer errors', () => {
       {
         model_name: 'identity_bytes',
         inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 2] }],
-        raw_input_contents: [Buffer.from([1, 0, 0, 0, 97, 1, 0])],
+        raw_input_contents: [Buffer.from([2, 0, 0, 0, 97, 98, 1, 0])],
       },
       grpc.status.INVALID_ARGUMENT,
       /BYTES data ends after 1 of 2 elements/,
