@@ -18,7 +18,7 @@ import { grpcClient } from '../../grpc/client.js';
 import { IRIS_DIR, type TestServer, startServer } from '../../helpers/server.js';
 import { imageName } from '../../images/docker.js';
 import { type S3Server, V1_IRIS, V2_IRIS, credentials, grpcIris, inferenceService, manifest, startS3 } from './fixtures.js';
-import { type KubeNode, ROOT, useKubeNode } from './kube-node.js';
+import { type KubeNode, NODE_IP, ROOT, useKubeNode } from './kube-node.js';
 
 const NS = 'kserve';
 const APP_NS = `e2e-${process.pid}`;
@@ -151,6 +151,11 @@ describe('InferenceServices on a real node', () => {
       expect(p.status.phase).toBe('Running');
       expect(condition(p, 'Ready')?.status).toBe('True');
     }
+    // The controller pods reach the API server as in any cluster: through the `kubernetes`
+    // Service, whose endpoint is the API server on the node address.
+    const apiEndpoints = await getJson<{ items: { endpoints: { addresses: string[] }[] }[] }>(['get', 'endpointslices', '-n', 'default', '-l', 'kubernetes.io/service-name=kubernetes']);
+    expect(apiEndpoints.items.flatMap((s) => s.endpoints.flatMap((e) => e.addresses))).toEqual([NODE_IP]);
+    expect((await getJson(['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP).toBe('10.96.0.1');
     const secret = await getJson(['get', 'secret', 'kserve-ts-webhook-cert', '-n', NS]);
     const ca = Buffer.from((secret as unknown as { data: Record<string, string> }).data['ca.crt']!, 'base64');
     const ip = (await getJson(['get', 'service', 'kserve-ts-webhook', '-n', NS])).spec.clusterIP as string;
