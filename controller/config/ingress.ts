@@ -22,6 +22,11 @@ export interface IngressConfig {
   kserveIngressGateway: { namespace: string; name: string };
   /** Leave out the HTTPRoute rules' request timeout (for Gateways that lack it). */
   disableHTTPRouteTimeout: boolean;
+  /**
+   * Path-based routing on the ingress domain (`/serving/{{ .Namespace }}/{{ .Name }}`):
+   * KServe's Standard mode uses it for the top-level HTTPRoute only.
+   */
+  pathTemplate: string | undefined;
 }
 
 export const DEFAULT_DOMAIN_TEMPLATE = '{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}';
@@ -34,6 +39,8 @@ export function parseIngressConfig(s: Record<string, unknown>): IngressConfig {
     if (enableGatewayApi) throw new ConfigError('ingress', `kserveIngressGateway '${gateway}' must be <namespace>/<name>`);
   }
   const className = stringField('ingress', s, 'ingressClassName', '');
+  const pathTemplate = stringField('ingress', s, 'pathTemplate', '');
+  if (pathTemplate !== '' && !pathTemplate.startsWith('/')) throw new ConfigError('ingress', `pathTemplate '${pathTemplate}' must be an absolute path`);
   return {
     ingressDomain: stringField('ingress', s, 'ingressDomain', 'example.com'),
     domainTemplate: stringField('ingress', s, 'domainTemplate', DEFAULT_DOMAIN_TEMPLATE),
@@ -43,5 +50,6 @@ export function parseIngressConfig(s: Record<string, unknown>): IngressConfig {
     enableGatewayApi,
     kserveIngressGateway: { namespace: namespace ?? '', name: name ?? '' },
     disableHTTPRouteTimeout: boolField('ingress', s, 'disableHTTPRouteTimeout', false),
+    pathTemplate: pathTemplate === '' ? undefined : pathTemplate,
   };
 }

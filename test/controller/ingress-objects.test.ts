@@ -68,6 +68,16 @@ describe('HTTPRoute', () => {
     expect(route?.spec.rules[0]).not.toHaveProperty('timeouts');
   });
 
+  it('pathTemplate adds the ingress domain and a path rule to the top-level route only', () => {
+    const routes = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, pathTemplate: '/serving/{{ .Namespace }}/{{ .Name }}/' }), predictor, undefined);
+    const top = routes.find((r) => r.metadata.name === 'iris')!;
+    expect(top.spec.hostnames).toEqual(['iris-ml.example.com', 'example.com']);
+    expect(top.spec.rules[1]).toMatchObject({ matches: [{ path: { type: 'RegularExpression', value: '/serving/ml/iris/' } }], backendRefs: [{ name: 'iris-predictor', port: 80 }] });
+    expect(routes.find((r) => r.metadata.name === 'iris-predictor')?.spec.rules).toHaveLength(1);
+    expect(() => ingressConfig({ pathTemplate: 'serving/{{ .Name }}' })).toThrow(/must be an absolute path/);
+    expect(() => desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, pathTemplate: '/a?b={{ .Name }}' }), predictor, undefined)).toThrow(/invalid path '\/a\?b=iris'/);
+  });
+
   it.each<[string, HttpRoute['status'], string | undefined]>([
     ['no parent yet', undefined, 'ParentStatusNotAvailable'],
     ['refused by the Gateway', { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners', message: 'no listener' }] }] }, 'NotAllowedByListeners'],

@@ -144,7 +144,10 @@ describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () 
 
 describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
   beforeAll(async () => {
-    await kubectlApply(cp, configYaml({ enableGatewayApi: true, kserveIngressGateway: 'kserve/kserve-ingress-gateway', domainTemplate: '{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}' }));
+    await kubectlApply(
+      cp,
+      configYaml({ enableGatewayApi: true, kserveIngressGateway: 'kserve/kserve-ingress-gateway', domainTemplate: '{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}', pathTemplate: '/serving/{{ .Namespace }}/{{ .Name }}' }),
+    );
   });
   afterAll(async () => {
     await kubectlApply(cp, configYaml({ ingressClassName: 'nginx' }));
@@ -192,7 +195,9 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
     ]);
     expect(predictorRoute.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'InferenceService', name: 'gw', controller: true });
     const top = (await c.custom.getNamespacedCustomObject({ ...routes, name: 'gw' })) as HttpRoute;
-    expect(top.spec.hostnames).toEqual(['gw.fields.example.com']);
+    // pathTemplate: the ingress domain and the ISVC's path go to the entry component too.
+    expect(top.spec.hostnames).toEqual(['gw.fields.example.com', 'example.com']);
+    expect((top.spec.rules[1] as { matches: unknown[] }).matches).toEqual([{ path: { type: 'RegularExpression', value: '/serving/fields/gw/' } }]);
     expect(await notFound(net.readNamespacedIngress({ name: 'gw', namespace: NS }))).toBe(true);
 
     await gatewayAccepts('gw-predictor');

@@ -11,7 +11,7 @@ const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export class DomainError extends Error {
   constructor(host: string, why: string) {
-    super(`invalid domain name '${host}' from the ingress domainTemplate: ${why}`);
+    super(`invalid ${host.startsWith('/') ? 'path' : 'domain name'} '${host}' from the ingress config: ${why}`);
     this.name = 'DomainError';
   }
 }
@@ -24,4 +24,17 @@ export function hostFor(name: string, isvc: InferenceService, ingress: IngressCo
   const bad = labels.find((l) => l.length > 63 || !LABEL.test(l));
   if (bad !== undefined) throw new DomainError(host, `label '${bad}' is not a lower case RFC 1123 label of at most 63 characters`);
   return host;
+}
+
+/**
+ * The path of `ingress.pathTemplate` for an ISVC (KServe's `GenerateUrlPath`: `{{ .Name }}`,
+ * `{{ .Namespace }}`), without a trailing slash; it must stay a plain absolute path.
+ */
+export function pathFor(isvc: InferenceService, template: string): string {
+  const values: Record<string, string> = { Name: isvc.metadata.name!, Namespace: isvc.metadata.namespace! };
+  const path = template.replace(/\{\{\s*\.(Name|Namespace)\s*\}\}/g, (_m, key: string) => values[key]!);
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path) || path.includes('//')) {
+    throw new DomainError(path, 'the ingress pathTemplate must give an absolute URL path without a scheme, host or query');
+  }
+  return path.replace(/\/$/, '');
 }

@@ -7,7 +7,8 @@
  * request headers, with a request timeout of the component's `timeout` (60 s by default)
  * unless `disableHTTPRouteTimeout`. A Service with both a REST and a gRPC port gets a gRPC
  * rule first (path `^/inference\.GRPCInferenceService/.*$` and `content-type: application/grpc*`)
- * and the REST rule second; otherwise one rule `^/.*$` to port 80.
+ * and the REST rule second; otherwise one rule `^/.*$` to port 80. With `pathTemplate`, the
+ * top-level route also takes the ingress domain and a path rule (KServe's path-based routing).
  */
 import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
@@ -16,7 +17,7 @@ import { LABEL_ISVC, SERVICE_PORT } from '../../constants.js';
 import type { CustomResource } from '../../kube/apply.js';
 import { componentAnnotations } from '../component-metadata.js';
 import { ownerReference } from '../owner.js';
-import { hostFor } from './domain.js';
+import { hostFor, pathFor } from './domain.js';
 
 export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
 
@@ -38,7 +39,8 @@ export interface RouteBackend {
   readonly component: ComponentExtensionSpec;
 }
 
-export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig, name: string, host: string, backend: RouteBackend): HttpRoute {
+/** One rule: the matches, KServe's ISVC headers, the Service port, the request timeout. */
+function routeRule(isvc: InferenceService, ingress: IngressConfig, backend: RouteBackend, matches: unknown[], port: number): unknown {
   const ns = isvc.metadata.namespace!;
   const filters = [
     {
@@ -47,27 +49,31 @@ export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig,
     },
   ];
   const timeout = ingress.disableHTTPRouteTimeout ? undefined : `${backend.component.timeout ?? DEFAULT_TIMEOUT_SECONDS}s`;
-  const serviceName = backend.service.metadata!.name!;
-  const rule = (matches: unknown[], port: number): unknown => ({
+  return {
     matches,
     filters,
-    backendRefs: [{ group: '', kind: 'Service', name: serviceName, namespace: ns, port, weight: 1 }],
+    backendRefs: [{ group: '', kind: 'Service', name: backend.service.metadata!.name!, namespace: ns, port, weight: 1 }],
     ...(timeout ? { timeouts: { request: timeout } } : {}),
-  });
+  };
+}
+
+const pathMatch = (value: string): unknown[] => [{ path: { type: 'RegularExpression', value } }];
+
+export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig, name: string, host: string, backend: RouteBackend): HttpRoute {
   const { rest, grpc } = protocolPorts(backend.service);
   const rules =
     rest !== undefined && grpc !== undefined
       ? [
-          rule([{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }], grpc),
-          rule([{ path: { type: 'RegularExpression', value: FALLBACK_PATH } }], rest),
+          routeRule(isvc, ingress, backend, [{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }], grpc),
+          routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), rest),
         ]
-      : [rule([{ path: { type: 'RegularExpression', value: FALLBACK_PATH } }], SERVICE_PORT)];
+      : [routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), SERVICE_PORT)];
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
     metadata: {
       name,
-      namespace: ns,
+      namespace: isvc.metadata.namespace!,
       labels: { ...isvc.metadata.labels, [LABEL_ISVC]: isvc.metadata.name! },
       annotations: componentAnnotations(isvc),
       ownerReferences: [ownerReference(isvc)],
@@ -92,7 +98,15 @@ export function desiredHttpRoutes(
     return desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), b);
   });
   const name = isvc.metadata.name!;
-  routes.push(desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), transformer ?? predictor));
+  const top = desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), transformer ?? predictor);
+  if (ingress.pathTemplate !== undefined) {
+    // KServe: the ingress domain itself is a host of the top-level route, and the ISVC's path
+    // (a regular expression `path/`) goes to the entry component's port 80.
+    const path = pathFor(isvc, ingress.pathTemplate);
+    top.spec.hostnames.push(ingress.ingressDomain);
+    top.spec.rules.push(routeRule(isvc, ingress, transformer ?? predictor, pathMatch(`${path}/`), SERVICE_PORT));
+  }
+  routes.push(top);
   return routes;
 }
 
