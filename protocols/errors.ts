@@ -34,6 +34,8 @@ const KINDS = {
   /** Load shedding: the model holds its maximum of queued requests; retry later (REST adds Retry-After). */
   ModelOverloaded: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  /** The server holds its maximum of request bytes; retry later (REST adds Retry-After). */
+  ServerBusy: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
   InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
   Internal: { http: 500, grpc: GrpcCode.INTERNAL },
@@ -83,6 +85,7 @@ export const errors = {
     new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),
   modelOverloaded: (name: string, max: number) =>
     new KServeError('ModelOverloaded', `Model with name ${name} is overloaded: ${max} requests are already queued or running (--max_queued_requests); retry later.`),
+  serverBusy: (detail: string) => new KServeError('ServerBusy', `Server is busy: ${detail}; retry later.`),
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   routeNotFound: (method: string, path: string) =>

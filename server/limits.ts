@@ -11,6 +11,8 @@ export interface ServerLimits {
   readonly decode: DecodeLimits;
   /** Largest JSON part of a REST request (a whole JSON body, or a binary request's JSON header): JSON.parse holds the event loop. */
   readonly restMaxJsonBytes: number;
+  /** REST request-body bytes held at once, over all requests (bodies over 64 KiB); beyond it 503. 0 = no limit. */
+  readonly restMaxInflightBodyBytes: number;
   /** Largest request line plus headers (Node's maxHeaderSize); beyond it 431. */
   readonly maxHeaderBytes: number;
   /** Time to receive a request's headers (ms); then 408. */
@@ -47,6 +49,7 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'max_inputs', dflt: String(DEFAULT_DECODE_LIMITS.maxInputs), help: 'inputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'max_outputs', dflt: String(DEFAULT_DECODE_LIMITS.maxOutputs), help: 'requested outputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'rest_max_json_bytes', dflt: String(16 * MiB), help: 'largest JSON part of a REST request (bytes; binary tensors do not count); beyond it 413' },
+  { name: 'rest_max_inflight_body_bytes', dflt: String(1024 * MiB), help: 'REST request-body bytes the server holds at once over all requests (bodies over 64 KiB count); beyond it 503 with Retry-After (0 = no limit)' },
   { name: 'max_header_bytes', dflt: '16384', help: 'largest REST request line and headers (bytes); beyond it 431' },
   { name: 'headers_timeout_seconds', dflt: '30', help: 'time a client has to send the request headers (seconds); then 408' },
   { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole REST request, body included (seconds); then 408' },
@@ -67,6 +70,7 @@ export function limitsFrom(int: (name: string) => number): ServerLimits {
       maxOutputs: int('max_outputs'),
     }),
     restMaxJsonBytes: int('rest_max_json_bytes'),
+    restMaxInflightBodyBytes: int('rest_max_inflight_body_bytes'),
     maxHeaderBytes: int('max_header_bytes'),
     headersTimeoutMs: seconds('headers_timeout_seconds'),
     requestTimeoutMs: seconds('request_timeout_seconds'),

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { errors } from '../../protocols/errors.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
+import { limitBodyBytesInFlight } from './body-budget.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { clientErrorHandler } from './client-errors.js';
 import { limitConnections } from './connection-limit.js';
@@ -67,6 +68,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     return503OnClosing: false,
   });
   limitConnections(app.server, limits.maxConnections);
+  limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));

@@ -26,7 +26,7 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
       request.log.error({ err, reqId: request.id, url: pathOf(request.url) }, 'request failed');
     }
     // Load shedding: the client may retry, after a moment.
-    if (kerr.kind === 'ModelOverloaded') void reply.header('retry-after', '1');
+    if (kerr.kind === 'ModelOverloaded' || kerr.kind === 'ServerBusy') void reply.header('retry-after', '1');
     void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
   });
   app.setNotFoundHandler((request, reply) => {

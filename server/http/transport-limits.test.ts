@@ -217,3 +217,53 @@ it('an idle gRPC connection is closed after --grpc_max_connection_idle_seconds',
     await t.close();
   }
 });
+
+describe('request bytes held at once', () => {
+  let t: TestServer;
+  let repo: ReturnType<typeof makeRepository>;
+  beforeAll(async () => {
+    repo = makeRepository({ m: 'identity_fp32' });
+    t = await startServer(['--model_repository', repo.dir, '--rest_max_inflight_body_bytes', String(3 * 2 ** 20)]);
+  });
+  afterAll(async () => {
+    await t.close();
+    repo.cleanup();
+  });
+
+  it('stalled large bodies past --rest_max_inflight_body_bytes: the next is a 503 with Retry-After; the budget frees when they go', async () => {
+    const { port } = new URL(t.url);
+    const stalled: Socket[] = [];
+    const sendPart = (bytes: number) =>
+      new Promise<Socket>((resolve) => {
+        const s = connect(Number(port), '127.0.0.1', () => {
+          s.write(`POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${2 * bytes}\r\n\r\n`);
+          s.write(Buffer.alloc(bytes, 0x20), () => resolve(s));
+        });
+        s.on('error', () => undefined);
+      });
+    try {
+      // Two clients send 1.2 MiB each of a 2.4 MiB body, then stall: 2.4 of the 3 MiB held.
+      for (let i = 0; i < 2; i++) stalled.push(await sendPart(Math.floor(1.2 * 2 ** 20)));
+      // Wait (bounded) until the server has read what they sent.
+      const third = Buffer.alloc(1.5 * 2 ** 20, 0x20);
+      let r: Awaited<ReturnType<typeof post>> | undefined;
+      for (let i = 0; i < 50; i++) {
+        r = await post(`${t.url}/v2/models/m/infer`, third, { 'content-type': 'application/json' });
+        if (r.status === 503) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      expectError(r as NonNullable<typeof r>, 503, /^Server is busy: the server already holds \d+ bytes of request bodies \(limit --rest_max_inflight_body_bytes 3145728\); retry later\.$/);
+      expect(r?.headers.get('retry-after')).toBe('1');
+    } finally {
+      for (const s of stalled) s.destroy();
+    }
+    // Their bytes are released with their connections: a large body is served again.
+    const data = new Array(100_000).fill(0.25);
+    let ok = 0;
+    for (let i = 0; i < 50 && ok !== 200; i++) {
+      ok = (await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, data.length], data }] })).status;
+      if (ok !== 200) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(ok).toBe(200);
+  });
+});
