@@ -231,7 +231,7 @@ it('a failed inference: the 500 names no source path of the runtime, and its log
   const body = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 16], data: rows(2) }, { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], data: rows(3) }] };
   const r = await fetch(`${url}/v2/models/a/infer?token=${SECRETS[2]}&sig=${SECRETS[3]}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRETS[2]}`, 'x-amz-security-token': SECRETS[0] },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRETS[2]}`, 'x-amz-security-token': SECRETS[0] as string },
     body: JSON.stringify(body),
   });
   const text = await r.text();
