@@ -7,7 +7,9 @@
  *   and reload wait (bounded) for in-flight requests on the old instances before freeing them.
  * - A model that fails to load is kept with state FAILED and its cause; it never affects
  *   other models.
- * - Server readiness: every model the server was started with is READY.
+ * - Server readiness: the startup set has been listed (`loadStartupModels`) and every model
+ *   in it is READY. Before the listing the set is unknown, so the server is not ready: a
+ *   probe answered between bind and listing would otherwise pass with no model loaded.
  * All methods are async-safe on one event loop; none blocks it (loading runs in backends'
  * worker threads).
  */
@@ -116,6 +118,7 @@ function checkConfigAgainstModel(name: string, kind: string, declared: readonly 
 export class ModelRepository {
   readonly #entries = new Map<string, Entry>();
   readonly #startup = new Set<string>();
+  #listed = false;
   readonly #opts: RepositoryOptions;
 
   constructor(opts: RepositoryOptions) {
@@ -127,6 +130,7 @@ export class ModelRepository {
     const provided = [...(this.#opts.provided?.keys() ?? [])];
     const names = [...provided, ...(await this.#opts.source.list()).filter((n) => !provided.includes(n))];
     for (const n of names) this.#startup.add(n);
+    this.#listed = true;
     await Promise.all(names.map((n) => this.load(n).catch(() => undefined)));
   }
 
@@ -139,8 +143,9 @@ export class ModelRepository {
     return e === undefined ? undefined : { state: e.state, reason: e.reason };
   }
 
-  /** True when the server was started with models and every one of them is READY. */
+  /** True once the startup set is listed and every model of it is READY (see the header). */
   serverReady(): boolean {
+    if (!this.#listed) return false;
     for (const n of this.#startup) if (this.#entries.get(n)?.state !== 'READY') return false;
     return true;
   }
