@@ -84,7 +84,18 @@ function parseAutoscaler(raw: string | undefined): AutoscalerConfig {
   };
 }
 
-/** Renders KServe's `domainTemplate` (Go template fields .Name, .Namespace, .IngressDomain). */
-export function renderDomain(template: string, values: { Name: string; Namespace: string; IngressDomain: string }): string {
-  return template.replace(/\{\{\s*\.(Name|Namespace|IngressDomain)\s*\}\}/g, (_m, key: keyof typeof values) => values[key]);
+/**
+ * Renders KServe's `domainTemplate` (Go template fields `.Name`, `.Namespace`,
+ * `.IngressDomain`, and `.Annotations.<key>` / `.Labels.<key>` of the InferenceService; a
+ * missing key renders empty, as Go's templates render a missing map key).
+ */
+export function renderDomain(
+  template: string,
+  values: { Name: string; Namespace: string; IngressDomain: string; Annotations?: Readonly<Record<string, string>>; Labels?: Readonly<Record<string, string>> },
+): string {
+  return template.replace(
+    /\{\{\s*\.(?:(Name|Namespace|IngressDomain)|(Annotations|Labels)\.([A-Za-z0-9_]+))\s*\}\}/g,
+    (_m, field: 'Name' | 'Namespace' | 'IngressDomain' | undefined, map: 'Annotations' | 'Labels' | undefined, key: string | undefined) =>
+      field ? values[field] : (values[map!]?.[key!] ?? ''),
+  );
 }

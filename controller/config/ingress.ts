@@ -27,6 +27,8 @@ export interface IngressConfig {
    * KServe's Standard mode uses it for the top-level HTTPRoute only.
    */
   pathTemplate: string | undefined;
+  /** More domains the top-level HTTPRoute answers on (`{isvc}-{ns}.{each}`). */
+  additionalIngressDomains: readonly string[];
 }
 
 export const DEFAULT_DOMAIN_TEMPLATE = '{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}';
@@ -39,6 +41,8 @@ export function parseIngressConfig(s: Record<string, unknown>): IngressConfig {
     if (enableGatewayApi) throw new ConfigError('ingress', `kserveIngressGateway '${gateway}' must be <namespace>/<name>`);
   }
   const className = stringField('ingress', s, 'ingressClassName', '');
+  const domains = s['additionalIngressDomains'] ?? [];
+  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string')) throw new ConfigError('ingress', `'additionalIngressDomains' must be a list of domain names`);
   const pathTemplate = stringField('ingress', s, 'pathTemplate', '');
   if (pathTemplate !== '' && !pathTemplate.startsWith('/')) throw new ConfigError('ingress', `pathTemplate '${pathTemplate}' must be an absolute path`);
   return {
@@ -51,5 +55,6 @@ export function parseIngressConfig(s: Record<string, unknown>): IngressConfig {
     kserveIngressGateway: { namespace: namespace ?? '', name: name ?? '' },
     disableHTTPRouteTimeout: boolField('ingress', s, 'disableHTTPRouteTimeout', false),
     pathTemplate: pathTemplate === '' ? undefined : pathTemplate,
+    additionalIngressDomains: domains as string[],
   };
 }

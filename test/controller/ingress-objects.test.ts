@@ -97,6 +97,20 @@ describe('ingress config and hosts', () => {
     expect(() => ingressConfig({ enableGatewayApi: true, kserveIngressGateway: 'just-a-name' })).toThrow(/kserveIngressGateway 'just-a-name' must be <namespace>\/<name>/);
   });
 
+  it('renders .Annotations and .Labels of the InferenceService in the domain template', () => {
+    const i = isvc();
+    i.metadata.labels = { tier: 'gold' };
+    expect(hostFor('iris', i, ingressConfig({ domainTemplate: '{{ .Name }}.{{ .Labels.tier }}.{{ .Annotations.team }}.{{ .IngressDomain }}' }))).toBe('iris.gold.a.example.com');
+  });
+
+  it('additionalIngressDomains: the top-level route answers on each (deduplicated, invalid ones skipped)', () => {
+    const predictor = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }]), component: {} };
+    const routes = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, additionalIngressDomains: ['models.internal', 'models.internal', 'Bad_Domain'] }), predictor, undefined);
+    expect(routes.find((r) => r.metadata.name === 'iris')?.spec.hostnames).toEqual(['iris-ml.example.com', 'iris-ml.models.internal']);
+    expect(routes.find((r) => r.metadata.name === 'iris-predictor')?.spec.hostnames).toEqual(['iris-predictor-ml.example.com']);
+    expect(() => ingressConfig({ additionalIngressDomains: 'x' })).toThrow(/must be a list of domain names/);
+  });
+
   it('refuses a template that makes no domain name', () => {
     expect(() => hostFor('iris', isvc(), ingressConfig({ domainTemplate: '{{ .Name }}' }))).toThrow(/needs at least two labels/);
     expect(() => hostFor('iris', isvc(), ingressConfig({ domainTemplate: '{{ .Name }}_{{ .Namespace }}.{{ .IngressDomain }}' }))).toThrow(/label 'iris_ml' is not/);

@@ -17,7 +17,13 @@ export class DomainError extends Error {
 }
 
 export function hostFor(name: string, isvc: InferenceService, ingress: IngressConfig): string {
-  const host = renderDomain(ingress.domainTemplate, { Name: name, Namespace: isvc.metadata.namespace!, IngressDomain: ingress.ingressDomain });
+  const host = renderDomain(ingress.domainTemplate, {
+    Name: name,
+    Namespace: isvc.metadata.namespace!,
+    IngressDomain: ingress.ingressDomain,
+    Annotations: isvc.metadata.annotations ?? {},
+    Labels: isvc.metadata.labels ?? {},
+  });
   const labels = host.split('.');
   if (host.length > 253) throw new DomainError(host, 'longer than 253 characters');
   if (labels.length < 2) throw new DomainError(host, 'a fully qualified name needs at least two labels');
@@ -37,4 +43,21 @@ export function pathFor(isvc: InferenceService, template: string): string {
     throw new DomainError(path, 'the ingress pathTemplate must give an absolute URL path without a scheme, host or query');
   }
   return path.replace(/\/$/, '');
+}
+
+/**
+ * KServe's `GetAdditionalHosts`: the top-level host with the ingress domain swapped for each
+ * of `additionalIngressDomains` (deduplicated; a result that is not a DNS name is skipped, as
+ * KServe logs and skips it).
+ */
+export function additionalHosts(topHost: string, ingress: IngressConfig): string[] {
+  if (!topHost.endsWith(ingress.ingressDomain)) return [];
+  const sub = topHost.slice(0, topHost.length - ingress.ingressDomain.length);
+  if (sub === '') return [];
+  const out: string[] = [];
+  for (const domain of new Set(ingress.additionalIngressDomains)) {
+    const host = `${sub}${domain}`;
+    if (host.length <= 253 && host.split('.').every((l) => l.length <= 63 && LABEL.test(l)) && !out.includes(host) && host !== topHost) out.push(host);
+  }
+  return out;
 }

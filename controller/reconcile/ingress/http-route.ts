@@ -8,7 +8,8 @@
  * unless `disableHTTPRouteTimeout`. A Service with both a REST and a gRPC port gets a gRPC
  * rule first (path `^/inference\.GRPCInferenceService/.*$` and `content-type: application/grpc*`)
  * and the REST rule second; otherwise one rule `^/.*$` to port 80. With `pathTemplate`, the
- * top-level route also takes the ingress domain and a path rule (KServe's path-based routing).
+ * top-level route also takes the ingress domain and a path rule (KServe's path-based routing);
+ * with `additionalIngressDomains`, the top-level host on each of those domains too.
  */
 import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
@@ -17,7 +18,7 @@ import { LABEL_ISVC, SERVICE_PORT } from '../../constants.js';
 import type { CustomResource } from '../../kube/apply.js';
 import { componentAnnotations } from '../component-metadata.js';
 import { ownerReference } from '../owner.js';
-import { hostFor, pathFor } from './domain.js';
+import { additionalHosts, hostFor, pathFor } from './domain.js';
 
 export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
 
@@ -98,7 +99,9 @@ export function desiredHttpRoutes(
     return desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), b);
   });
   const name = isvc.metadata.name!;
-  const top = desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), transformer ?? predictor);
+  const topHost = hostFor(name, isvc, ingress);
+  const top = desiredHttpRoute(isvc, ingress, name, topHost, transformer ?? predictor);
+  top.spec.hostnames.push(...additionalHosts(topHost, ingress));
   if (ingress.pathTemplate !== undefined) {
     // KServe: the ingress domain itself is a host of the top-level route, and the ISVC's path
     // (a regular expression `path/`) goes to the entry component's port 80.
