@@ -4,7 +4,7 @@
  * idle keep-alive one) is closed to make room; only when every connection is busy with a
  * request is the new one refused. So thousands of header-only or idle connections can
  * neither exhaust the process's file descriptors nor lock out the kubelet's probes, while
- * requests already being served are never cut.
+ * requests already being served are never cut, at shutdown either.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -35,6 +35,13 @@ export function limitConnections(server: Server, max: number): void {
       busy.delete(socket);
     });
   });
+  // Node's own closeIdleConnections (server.close() and fastify's drain call it) treats a
+  // connection as idle once its response has been end()ed, even while that response is
+  // still being written: a large response in flight at shutdown was cut off mid-body. Here
+  // idle means no request whose response is still open; the others close after it.
+  server.closeIdleConnections = () => {
+    for (const s of open) if (!busy.has(s)) s.destroy();
+  };
   server.on('request', (req, res) => {
     const socket = req.socket;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
