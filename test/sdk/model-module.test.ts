@@ -4,12 +4,12 @@
  * a module without a model is a start-up failure (NoModelReady, exit 1). The modules import
  * the built SDK entry (dist/server/sdk/index.js) as an installed package would resolve it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { json, post } from '../helpers/http.js';
+import { expectError, get, json, post } from '../helpers/http.js';
 import { restPort, runCli } from '../helpers/process.js';
 import { ROOT } from '../helpers/server.js';
 
@@ -50,6 +50,28 @@ class Negate extends Model {
 export function model(options) { return new Negate(options.name); }
 `;
 
+const STARTED = path.join(dir, 'started');
+const RELEASE = path.join(dir, 'release');
+const BLOCKING_MODULE = `
+import { existsSync, writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+import { Model, InferResponse, InferOutput, InvalidInput } from ${JSON.stringify(SDK)};
+export default class Blocking extends Model {
+  predict(request, headers, responseHeaders) {
+    if (headers['x-fail'] === 'input') throw new InvalidInput('bad input from the worker');
+    if (headers['x-fail'] === 'crash') throw new RangeError('boom');
+    responseHeaders['x-thread'] = isMainThread ? 'main' : 'worker';
+    if (headers['x-block'] === 'yes') {
+      writeFileSync(${JSON.stringify(STARTED)}, '');
+      // Synchronous, blocking its thread until the test releases it (60 s at most).
+      const until = Date.now() + 60_000;
+      while (!existsSync(${JSON.stringify(RELEASE)}) && Date.now() < until) {}
+    }
+    return new InferResponse(this.name, [new InferOutput('y', [1], 'FP32', [1])]);
+  }
+}
+`;
+
 describe('kserve-ts serve --model_module', () => {
   it('serves a Model subclass as --model_name, with --model_dir handed to it', async () => {
     const file = module('doubler.mjs', CLASS_MODULE);
@@ -85,6 +107,47 @@ describe('kserve-ts serve --model_module', () => {
     const p = runCli(['serve', '--model_name', 'm', '--model_module', file, ...LOOPBACK]);
     expect(await p.exited).toBe(1);
     expect(p.output()).toMatch(/no model is ready \(m: .*exports no Model subclass or factory/);
+  });
+
+  it('--model_module_worker runs blocking hooks in a worker thread: health answers while predict blocks', async () => {
+    const file = module('blocking.mjs', BLOCKING_MODULE);
+    const p = runCli(['serve', '--model_name', 'blocking', '--model_module', file, '--model_module_worker', ...LOOPBACK]);
+    try {
+      const port = await restPort(p);
+      await p.waitForLog((l) => l['msg'] === 'server started');
+      const base = `http://127.0.0.1:${port}`;
+      const body = { inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }] };
+      const blocked = post(`${base}/v2/models/blocking/infer`, body, { 'x-block': 'yes' });
+      for (let i = 0; i < 300 && !existsSync(STARTED); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(STARTED)).toBe(true);
+      // predict is now spinning; on the main thread these would wait for it.
+      expect((await get(`${base}/v2/health/live`)).status).toBe(200);
+      expect((await get(`${base}/v2/models/blocking/ready`)).status).toBe(200);
+      writeFileSync(RELEASE, '');
+      const r = await blocked;
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-thread')).toBe('worker');
+      expectError(await post(`${base}/v2/models/blocking/infer`, body, { 'x-fail': 'input' }), 400, /^bad input from the worker$/);
+      expectError(await post(`${base}/v2/models/blocking/infer`, body, { 'x-fail': 'crash' }), 500, /^Model blocking failed: RangeError : boom$/);
+    } finally {
+      writeFileSync(RELEASE, '');
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
+  });
+
+  it('without worker mode the same hooks run on the main thread', async () => {
+    const file = module('blocking-main.mjs', BLOCKING_MODULE);
+    const p = runCli(['serve', '--model_name', 'blocking', '--model_module', file, ...LOOPBACK]);
+    try {
+      const port = await restPort(p);
+      await p.waitForLog((l) => l['msg'] === 'server started');
+      const r = await post(`http://127.0.0.1:${port}/v2/models/blocking/infer`, { inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }] });
+      expect(r.headers.get('x-thread')).toBe('main');
+    } finally {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
   });
 
   it('is listed among the backend flags in --help', async () => {

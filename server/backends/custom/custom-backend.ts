@@ -11,10 +11,13 @@ import { errors } from '../../../protocols/errors.js';
 import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
 import { loadModel } from '../../sdk/model-adapter.js';
 import { modelFromModule } from '../../sdk/load-module.js';
+import { workerModel } from '../../sdk/worker-model.js';
 
 export interface CustomSettings {
   /** --model_module, or undefined when not given. */
   readonly module: string | undefined;
+  /** --model_module_worker: run the model's hooks in a worker thread of its own. */
+  readonly worker: boolean;
 }
 
 export const customBackend: Backend<CustomSettings, CustomSettings> = {
@@ -28,9 +31,15 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
       placeholder: 'PATH',
       help: 'JavaScript module exporting a kserve-ts Model subclass or factory, served as --model_name (--model_dir is handed to it)',
     },
+    {
+      name: 'model_module_worker',
+      kind: 'bool',
+      dflt: 'false',
+      help: "run the --model_module model's hooks in a worker thread of its own, for blocking code (tensors are copied to it)",
+    },
   ],
   settings(flags: Flags): CustomSettings {
-    return { module: flags.string('model_module') || undefined };
+    return { module: flags.string('model_module') || undefined, worker: flags.bool('model_module_worker') };
   },
   modelOptions(settings: CustomSettings, parameters: ReadonlyMap<string, string>): CustomSettings {
     for (const k of parameters.keys()) throw errors.invalidInput(`config.pbtxt parameter '${k}' is not read by the custom backend`);
@@ -47,6 +56,9 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
     if (file === undefined) return new Map();
     const options = { name: server.modelName, modelDir: server.modelDir };
     // Each (re)load imports the module (cached by Node) and makes a fresh model.
-    return new Map([[server.modelName, { load: async (context) => loadModel(await modelFromModule(file, options), context.logger) }]]);
+    const provided: ProvidedModel = settings.worker
+      ? workerModel(file, options)
+      : { load: async (context) => loadModel(await modelFromModule(file, options), context.logger) };
+    return new Map([[server.modelName, provided]]);
   },
 };
