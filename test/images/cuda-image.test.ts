@@ -4,14 +4,13 @@
  * missing is the driver the node's NVIDIA runtime would mount. `cuda,cpu` must serve on the
  * CPU and say exactly that; `cuda` alone must refuse to start the model.
  */
-import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { json, post } from '../helpers/http.js';
 import { IRIS_DIR } from '../helpers/server.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
 
 const IMAGE = imageName('server-cuda');
 const NO_DRIVER = 'libcuda.so.1: cannot open shared object file: No such file or directory';
@@ -20,10 +19,7 @@ let modelDir: string;
 
 beforeAll(async () => {
   await requireImage(IMAGE);
-  modelDir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-image-cuda-'));
-  cpSync(path.join(IRIS_DIR, 'model.onnx'), path.join(modelDir, 'model.onnx'));
-  chmodSync(modelDir, 0o755);
-  chmodSync(path.join(modelDir, 'model.onnx'), 0o644);
+  modelDir = volumeCopy(path.join(IRIS_DIR, 'model.onnx'));
 });
 
 afterAll(async () => {

@@ -4,7 +4,8 @@
  * Without DOCKER_HOST the suites fail with that instruction; they never skip.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/server.js';
@@ -48,4 +49,21 @@ export const HARDENED = ['--read-only', '--tmpfs', '/tmp', '--cap-drop', 'ALL', 
 
 export async function removeContainer(name: string): Promise<void> {
   await docker(['rm', '-f', name]);
+}
+
+/**
+ * A copy of `source` (a file, which keeps its name, or a folder's contents) in a fresh temp
+ * folder that the images' UID 1000 can read, as a pod's volume would be: mkdtemp makes 0700
+ * folders. The caller removes the folder.
+ */
+export function volumeCopy(source: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-image-volume-'));
+  cpSync(source, statSync(source).isDirectory() ? dir : path.join(dir, path.basename(source)), { recursive: true });
+  const open = (p: string): void => {
+    const isDir = statSync(p).isDirectory();
+    chmodSync(p, isDir ? 0o755 : 0o644);
+    if (isDir) for (const e of readdirSync(p)) open(path.join(p, e));
+  };
+  open(dir);
+  return dir;
 }

@@ -3,15 +3,14 @@
  * runtime arguments appended to the entrypoint, read-only root filesystem, UID 1000.
  * Answers are compared with the same server running on the host from dist/.
  */
-import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { json, post } from '../helpers/http.js';
 import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
 import { grpcClient } from '../grpc/client.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
 
 const IMAGE = imageName('server');
 const NAME = `kserve-ts-server-test-${process.pid}`;
@@ -52,11 +51,7 @@ async function startContainer(): Promise<number> {
 
 beforeAll(async () => {
   await requireImage(IMAGE);
-  modelDir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-image-model-'));
-  cpSync(path.join(IRIS_DIR, 'model.onnx'), path.join(modelDir, 'model.onnx'));
-  // mkdtemp makes a 0700 folder; the image's UID 1000 reads the mount as a pod's volume.
-  chmodSync(modelDir, 0o755);
-  chmodSync(path.join(modelDir, 'model.onnx'), 0o644);
+  modelDir = volumeCopy(path.join(IRIS_DIR, 'model.onnx'));
   httpPort = await freePort();
   grpcPort = await freePort();
   base = `http://127.0.0.1:${httpPort}`;

@@ -4,14 +4,13 @@
  * checked against test/fixtures/tf/expected.json, which TensorFlow itself computed when the
  * fixtures were generated (test/fixtures/generate_tf_models.py).
  */
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TF_FIXTURES, expected } from '../../server/backends/tensorflow/tf-fixtures.test-helper.js';
 import { freePort } from '../helpers/free-port.js';
 import { json, post } from '../helpers/http.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
 
 const names: string[] = [];
 const dirs: string[] = [];
@@ -23,14 +22,8 @@ afterAll(async () => {
 
 /** A copy of a fixture readable by the image's UID 1000, as a pod's volume would be. */
 function modelCopy(fixture: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-image-tf-'));
+  const dir = volumeCopy(path.join(TF_FIXTURES, fixture));
   dirs.push(dir);
-  cpSync(path.join(TF_FIXTURES, fixture), dir, { recursive: true });
-  const open = (p: string): void => {
-    chmodSync(p, statSync(p).isDirectory() ? 0o755 : 0o644);
-    if (statSync(p).isDirectory()) for (const e of readdirSync(p)) open(path.join(p, e));
-  };
-  open(dir);
   return dir;
 }
 
