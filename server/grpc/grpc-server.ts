@@ -93,7 +93,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   server.addService(
     tunedInfer(tolerantDeserializers(inference)),
     inferenceService(
-      { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength },
+      { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength, decodeLimits: limits.decode },
       (msg) => inferMethod.responseSerialize(msg),
     ),
   );

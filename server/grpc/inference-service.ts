@@ -54,7 +54,7 @@ export function inferenceService(
   ctx: GrpcContext,
   encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer,
 ): UntypedServiceImplementation {
-  const { dataplane, metrics, logger, maxSendMessageLength } = ctx;
+  const { dataplane, metrics, logger, maxSendMessageLength, decodeLimits } = ctx;
 
   function unary<Req, Res>(method: string, fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
     return (call, callback) => {
@@ -86,7 +86,7 @@ export function inferenceService(
       const scope = dataplane.open(name, versionOf(req.model_version));
       let bytes: Buffer;
       try {
-        const decoded = scope.decode(() => decodeGrpcInferRequest(req));
+        const decoded = scope.decode(() => decodeGrpcInferRequest(req, decodeLimits));
         const response = await scope.infer(decoded.request, metadataHeaders(call.metadata));
         bytes = scope.encode(() => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)));
         sendModelMetadata(call, scope.responseHeaders);

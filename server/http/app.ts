@@ -5,7 +5,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { errors } from '../../protocols/errors.js';
-import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { limitBodyBytesInFlight } from './body-budget.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -24,8 +24,6 @@ export interface HttpAppOptions extends HttpContext {
   readonly logger: Logger;
   /** Largest request body accepted (bytes). */
   readonly bodyLimit: number;
-  /** Timeouts, header size, connections, JSON size (server/limits.ts); defaults when absent. */
-  readonly limits?: ServerLimits;
 }
 
 /** Longest path parameter (a model name, a version); model names may contain '.', so routing is otherwise strict. */

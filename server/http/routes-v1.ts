@@ -24,7 +24,7 @@ export function v1Routes(ctx: HttpContext) {
     const scope = dataplane.open(name, undefined);
     try {
       const dialect = v1DialectFor(scope.model.platform);
-      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model));
+      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model, ctx.limits?.decode));
       const response = await scope.infer(decoded.request, requestHeaders(req.headers));
       const body = scope.encode(() => dialect.encode(response, decoded));
       sendModelHeaders(reply, scope.responseHeaders);

@@ -31,7 +31,7 @@ export function v2Routes(ctx: HttpContext) {
     try {
       const request = scope.decode(() => {
         const body = bodyBytes(req.body);
-        return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength));
+        return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength), ctx.limits?.decode);
       });
       const response = await scope.infer(request, requestHeaders(req.headers));
       const encoded = scope.encode(() => encodeRestInferResponse(response, request));

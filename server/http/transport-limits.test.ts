@@ -267,3 +267,23 @@ describe('request bytes held at once', () => {
     expect(ok).toBe(200);
   });
 });
+
+it('the configured --max_tensor_elements reaches every transport: V2, V1 and gRPC', async () => {
+  const repo = makeRepository({ m: 'identity_fp32' });
+  const t = await startServer(['--model_repository', repo.dir, '--max_tensor_elements', '4'], { grpc: true });
+  const c = grpcClient(t.grpcAddress as string);
+  try {
+    expectError(await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 5], data: [1, 2, 3, 4, 5] }] }), 413, /at most 4 are allowed per request \(limit --max_tensor_elements\)/);
+    expectError(await post(`${t.url}/v1/models/m:predict`, { instances: [[1, 2, 3, 4, 5]] }), 413, /at most 4 are allowed/);
+    const err = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: ['1', '5'], contents: { fp32_contents: [1, 2, 3, 4, 5] } }] }).then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
+    expect(err?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect((await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] }] })).status).toBe(200);
+  } finally {
+    c.close();
+    await t.close();
+    repo.cleanup();
+  }
+});
