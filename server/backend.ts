@@ -75,6 +75,12 @@ export interface ModelInstance {
    */
   infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]>;
   /**
+   * Explains one request (V1 `:explain`), for instances that can (SDK models): the result is
+   * a JSON-serialisable document sent as the response body, as KServe's explainers answer.
+   * Absent: the model does not explain (501).
+   */
+  explain?(inputs: readonly Tensor[], context: InferContext): Promise<unknown>;
+  /**
    * True for instances that declare no inputs and check requests themselves (SDK models
    * without getInputTypes): the scope then skips validation against `inputs`/`outputs`.
    */

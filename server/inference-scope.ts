@@ -82,6 +82,27 @@ export class InferenceScope {
     return { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };
   }
 
+  /** Whether this version explains (ModelInstance.explain). */
+  get explains(): boolean {
+    return this.#lease.served.instance.explain !== undefined;
+  }
+
+  /**
+   * Validates the request as `infer` does and explains it, timed as the explain stage. Only
+   * for a version that `explains`; the result is the response document.
+   */
+  async explain(request: InferRequest, headers: Readonly<Record<string, string>> = {}): Promise<unknown> {
+    const { name } = this.model;
+    const instance = this.#lease.served.instance;
+    if (instance.explain === undefined) throw new Error(`model ${name} does not explain`);
+    if (instance.validatesOwnInputs !== true) validateRequest(name, request, this.model.inputs, this.model.outputs, this.#lease.served.config?.maxBatchSize ?? 0);
+    const start = performance.now();
+    const context = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
+    const result = await instance.explain(request.inputs, context);
+    this.#metrics.observe('explain', name, since(start));
+    return result;
+  }
+
   /** Runs a codec's encode, timed as postprocess. */
   encode<T>(fn: () => T): T {
     const start = performance.now();

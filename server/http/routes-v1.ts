@@ -34,6 +34,21 @@ export function v1Routes(ctx: HttpContext) {
     }
   }
 
+  /** Models that explain (SDK models) get the decoded request; the others answer 501 as before. */
+  async function explain(req: FastifyRequest, reply: FastifyReply, name: string) {
+    const scope = dataplane.open(name, undefined);
+    try {
+      if (!scope.explains) return dataplane.explain(name);
+      const dialect = v1DialectFor(scope.model.platform);
+      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model));
+      const result = await scope.explain(decoded.request, requestHeaders(req.headers));
+      sendModelHeaders(reply, scope.responseHeaders);
+      return reply.type('application/json').send(JSON.stringify(result));
+    } finally {
+      scope.release();
+    }
+  }
+
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/v1/models', { schema: { summary: 'List models' }, config: { docs: docs.ok(docs.ref('ModelList')) } }, async () => ({ models: dataplane.listModels() }));
 
@@ -69,7 +84,7 @@ export function v1Routes(ctx: HttpContext) {
     app.post<TargetParams>('/v1/models/:target', { onRequest, schema: { params: targetParams }, config: { docs: targetDocs } }, async (req, reply) => {
       const { name, verb } = splitTarget(req.params.target);
       if (verb === 'predict') return predict(req, reply, name);
-      if (verb === 'explain') return dataplane.explain(name);
+      if (verb === 'explain') return explain(req, reply, name);
       throw errors.routeNotFound(req.method, req.url);
     });
   };

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { KServeError, errors, withoutSourcePaths } from '../../protocols/errors.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
-import { InferRequest } from './infer-request.js';
+import { InferRequest, type InferResponse } from './infer-request.js';
 import { InferInput } from './infer-tensor.js';
 import type { Model } from './model.js';
 
@@ -39,6 +39,20 @@ function pick(model: string, outputs: Tensor[], names: readonly string[]): Tenso
     if (t === undefined) throw errors.inferenceError(`Model ${model} returned no output '${n}'; it returned [${outputs.map((o) => o.name).join(', ')}]`);
     return t;
   });
+}
+
+/** An explain result as the response document: an InferResponse as V2-style JSON outputs, anything else as is. */
+function explanationDocument(value: InferResponse | Record<string, unknown>): unknown {
+  const result = value as InferResponse;
+  // By shape, not instanceof: the model's module may import its own copy of this package.
+  if (typeof (value as Partial<InferResponse>).tensors !== 'function') return value;
+  const outputs = result.outputs.map((o) => ({
+    name: o.name,
+    shape: o.shape,
+    datatype: o.datatype,
+    data: o.asArray().map((v) => (typeof v === 'bigint' ? Number(v) : v)),
+  }));
+  return { model_name: result.modelName, id: result.id ?? null, outputs };
 }
 
 /** Runs `model.load()` and wraps the loaded model. Rejects when load throws or leaves it not ready. */
@@ -78,6 +92,15 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         throw userError(name, err, logger);
       }
       return pick(name, out, outputNames);
+    },
+    async explain(tensors: readonly Tensor[], context: InferContext): Promise<unknown> {
+      if (!model.ready) throw errors.modelNotReady(name);
+      const request = new InferRequest(name, tensors.map((t) => InferInput.fromTensor(t)), { id: context.id, parameters: context.parameters });
+      try {
+        return explanationDocument(await model.explain(request, context.headers));
+      } catch (err) {
+        throw userError(name, err, logger);
+      }
     },
     async unload(): Promise<void> {
       if (current.get(model) !== instance) return;

@@ -15,8 +15,10 @@ export type FromWorker =
   | { readonly type: 'load-failed'; readonly error: WireError }
   | { readonly type: 'result'; readonly id: number; readonly outputs: Tensor[]; readonly responseHeaders: Record<string, string> }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
+  | { readonly type: 'explained'; readonly id: number; readonly document: unknown }
   | { readonly type: 'unloaded' };
 
 export type ToWorker =
   | { readonly type: 'infer'; readonly id: number; readonly inputs: readonly Tensor[]; readonly outputNames: readonly string[]; readonly context: Omit<InferContext, 'responseHeaders'> }
+  | { readonly type: 'explain'; readonly id: number; readonly inputs: readonly Tensor[]; readonly context: Omit<InferContext, 'responseHeaders'> }
   | { readonly type: 'unload' };

@@ -26,6 +26,13 @@ try {
       return;
     }
     const responseHeaders: Record<string, string> = {};
+    if (m.type === 'explain') {
+      (instance.explain as NonNullable<typeof instance.explain>)(m.inputs, { ...m.context, responseHeaders }).then(
+        (document) => post({ type: 'explained', id: m.id, document }),
+        (err: unknown) => post({ type: 'failed', id: m.id, error: toWireError(err) }),
+      );
+      return;
+    }
     instance.infer(m.inputs, m.outputNames, undefined, { ...m.context, responseHeaders }).then(
       (outputs) => post({ type: 'result', id: m.id, outputs, responseHeaders }),
       (err: unknown) => post({ type: 'failed', id: m.id, error: toWireError(err) }),

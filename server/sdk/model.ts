@@ -55,7 +55,11 @@ export class Model {
     return response;
   }
 
-  explain(_request: InferRequest, _headers: RequestHeaders): Awaitable<InferResponse> {
+  /**
+   * V1 `:explain`: a JSON-serialisable document (KServe's explainers answer a dict, e.g.
+   * `{"explanations": ...}`), or an InferResponse, sent as V2-style JSON outputs.
+   */
+  explain(_request: InferRequest, _headers: RequestHeaders): Awaitable<InferResponse | Record<string, unknown>> {
     throw new NotImplemented(`Model ${this.name} does not support explain`);
   }
 

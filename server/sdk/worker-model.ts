@@ -20,7 +20,7 @@ function own(inputs: readonly Tensor[]): Tensor[] {
 }
 
 interface Pending {
-  resolve(outputs: Tensor[]): void;
+  resolve(result: Tensor[] | unknown): void;
   reject(err: Error): void;
   responseHeaders: Record<string, string>;
 }
@@ -63,8 +63,15 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
               infer(inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string, ctx?: InferContext): Promise<Tensor[]> {
                 const id = nextId++;
                 return new Promise<Tensor[]>((resolve, reject) => {
-                  pending.set(id, { resolve, reject, responseHeaders: ctx?.responseHeaders ?? {} });
+                  pending.set(id, { resolve: (r) => resolve(r as Tensor[]), reject, responseHeaders: ctx?.responseHeaders ?? {} });
                   send({ type: 'infer', id, inputs: own(inputs), outputNames, context: { id: ctx?.id, parameters: ctx?.parameters, headers: { ...(ctx?.headers ?? {}) } } });
+                });
+              },
+              explain(inputs: readonly Tensor[], ctx: InferContext): Promise<unknown> {
+                const id = nextId++;
+                return new Promise<unknown>((resolve, reject) => {
+                  pending.set(id, { resolve, reject, responseHeaders: ctx.responseHeaders });
+                  send({ type: 'explain', id, inputs: own(inputs), context: { id: ctx.id, parameters: ctx.parameters, headers: { ...ctx.headers } } });
                 });
               },
               unload: () =>
@@ -83,7 +90,8 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
             if (m.type === 'result') {
               Object.assign(p.responseHeaders, m.responseHeaders);
               p.resolve(m.outputs);
-            } else p.reject(fromWireError(m.error));
+            } else if (m.type === 'explained') p.resolve(m.document);
+            else p.reject(fromWireError(m.error));
           }
         });
       }),

@@ -50,6 +50,13 @@ class Shift extends Model {
     const x = request.getInput('x') as InferInput;
     return new InferResponse(this.name, [new InferOutput('y', x.shape, 'FP32', x.asNumbers().map((v) => v + this.offset))]);
   }
+  override explain(request: InferRequest, headers: RequestHeaders): Record<string, unknown> {
+    const x = request.getInput('x') as InferInput;
+    if (headers['x-explain'] === 'tensors') {
+      return new InferResponse(this.name, [new InferOutput('attribution', x.shape, 'FP32', x.asNumbers().map(() => 1))], { id: 'e1' }) as unknown as Record<string, unknown>;
+    }
+    return { explanations: x.asNumbers().map((v) => ({ value: v, contribution: this.offset })) };
+  }
   override unload(): void {
     this.unloads++;
     this.ready = false;
@@ -66,6 +73,9 @@ class Echo extends Model {
 }
 
 class Faulty extends Model {
+  override getInputTypes(): TensorSpec[] {
+    return [{ name: 'x', datatype: 'FP32', shape: [-1] }];
+  }
   override predict(): InferResponse {
     throw new TypeError('cannot read weights of undefined');
   }
@@ -207,6 +217,26 @@ describe('headers', () => {
     } finally {
       raw.close();
     }
+  });
+});
+
+describe('explain (V1 :explain)', () => {
+  it("answers a model's explanation document, or its InferResponse as V2-style outputs", async () => {
+    expect(json(await post(`${url}/v1/models/shift:explain`, { instances: [1, 2] }))).toEqual({
+      explanations: [
+        { value: 1, contribution: 10 },
+        { value: 2, contribution: 10 },
+      ],
+    });
+    const t = json(await post(`${url}/v1/models/shift:explain`, { instances: [3] }, { 'x-explain': 'tensors' }));
+    expect(t).toEqual({ model_name: 'shift', id: 'e1', outputs: [{ name: 'attribution', shape: [1], datatype: 'FP32', data: [1] }] });
+  });
+
+  it('validates the request and maps user errors; models without explain answer 501', async () => {
+    expectError(await post(`${url}/v1/models/shift:explain`, { instances: ['a'] }), 400);
+    expectError(await post(`${url}/v1/models/faulty:explain`, { instances: [1] }), 501, /^Model faulty does not support explain$/);
+    expectError(await post(`${url}/v1/models/identity:explain`, { instances: [[1]] }), 501, /does not support explain/);
+    expectError(await post(`${url}/v1/models/nope:explain`, { instances: [1] }), 404);
   });
 });
 
