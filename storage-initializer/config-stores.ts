@@ -20,6 +20,16 @@ export interface AzureConfig {
   accountKey: string | undefined;
   /** AZ_TENANT_ID/AZ_CLIENT_ID/AZ_CLIENT_SECRET (or the AZURE_* names): a service principal. */
   servicePrincipal: { tenantId: string; clientId: string; clientSecret: string } | undefined;
+  /**
+   * AKS workload identity: AZURE_CLIENT_ID + AZURE_TENANT_ID + AZURE_FEDERATED_TOKEN_FILE (as
+   * its webhook injects them, no secret), which KServe's DefaultAzureCredential also takes.
+   */
+  workloadIdentity: { tenantId: string; clientId: string; tokenFile: string } | undefined;
+  /**
+   * Why the Azure credentials cannot be used (a client id without tenant or secret), reported
+   * by the Azure provider only: an Azure variable left in the pod must not fail an s3:// run.
+   */
+  credentialProblem: string | undefined;
   /** AZURE_AUTHORITY_HOST: the Entra ID (AAD) authority, for sovereign clouds. */
   authorityHost: string | undefined;
 }
@@ -54,20 +64,24 @@ function azure(env: Env): AzureConfig {
   const tenantId = env['AZ_TENANT_ID'] || env['AZURE_TENANT_ID'] || '';
   const clientId = env['AZ_CLIENT_ID'] || env['AZURE_CLIENT_ID'] || '';
   const clientSecret = env['AZ_CLIENT_SECRET'] || env['AZURE_CLIENT_SECRET'] || '';
+  const tokenFile = env['AZURE_FEDERATED_TOKEN_FILE'] || '';
   let servicePrincipal: AzureConfig['servicePrincipal'];
-  if (clientId) {
-    // KServe hands a client id to DefaultAzureCredential; without the secret and tenant that
-    // chain would try workload identity, managed identity and CLI logins, none of which this
-    // container has: say what is missing instead.
-    if (!tenantId || !clientSecret) {
-      throw new StorageError('invalid', `AZ_CLIENT_ID is set but ${!tenantId ? 'AZ_TENANT_ID' : 'AZ_CLIENT_SECRET'} is not: a service principal needs all three`, { uri: 'AZ_CLIENT_ID' });
-    }
-    servicePrincipal = { tenantId, clientId, clientSecret };
+  let workloadIdentity: AzureConfig['workloadIdentity'];
+  let credentialProblem: string | undefined;
+  // KServe hands a client id to DefaultAzureCredential; of that chain, a secret and a
+  // federated token are what a storage-initializer container can have. Anything else is
+  // said, not guessed.
+  if (clientId && tenantId && clientSecret) servicePrincipal = { tenantId, clientId, clientSecret };
+  else if (clientId && tenantId && tokenFile) workloadIdentity = { tenantId, clientId, tokenFile };
+  else if (clientId) {
+    credentialProblem = `AZ_CLIENT_ID is set but ${!tenantId ? 'AZ_TENANT_ID' : 'AZ_CLIENT_SECRET (or AZURE_FEDERATED_TOKEN_FILE)'} is not: a service principal needs all three`;
   }
   return {
     blobEndpoint: env['STORAGE_AZURE_BLOB_ENDPOINT']?.replace(/\/+$/, '') || undefined,
     accountKey: env['AZURE_STORAGE_ACCESS_KEY'] || undefined,
     servicePrincipal,
+    workloadIdentity,
+    credentialProblem,
     authorityHost: env['AZURE_AUTHORITY_HOST'] || undefined,
   };
 }

@@ -2,7 +2,8 @@
  * Azure Blob Storage: `https://<account>.blob.core.windows.net/<container>/<path>` (and the
  * `z<N>.blob.storage.azure.net` form), routed here by host as KServe detects it, with
  * @azure/storage-blob. Credentials in KServe's order: a service principal
- * (AZ_CLIENT_ID/AZ_CLIENT_SECRET/AZ_TENANT_ID), else the account key
+ * (AZ_CLIENT_ID/AZ_CLIENT_SECRET/AZ_TENANT_ID) or AKS workload identity
+ * (AZURE_FEDERATED_TOKEN_FILE instead of the secret), else the account key
  * (AZURE_STORAGE_ACCESS_KEY), else none: a SAS in the URI's query, or a public container.
  * STORAGE_AZURE_BLOB_ENDPOINT replaces the account's endpoint (Azurite, private links).
  * The SDK's own retries are off: the engine retries every request and cut body.
@@ -109,11 +110,17 @@ export class AzureBlobProvider implements StorageProvider {
 
 /** The provider, with the service principal's credential when one is configured. */
 export async function azureBlobProvider(config: Config): Promise<AzureBlobProvider> {
-  const sp = config.azure.servicePrincipal;
-  if (!sp) return new AzureBlobProvider(config, undefined);
-  const { ClientSecretCredential } = await import('@azure/identity');
+  const a = config.azure;
+  if (a.credentialProblem) throw new StorageError('invalid', a.credentialProblem);
+  if (!a.servicePrincipal && !a.workloadIdentity) return new AzureBlobProvider(config, undefined);
+  const { ClientSecretCredential, WorkloadIdentityCredential } = await import('@azure/identity');
   // A configured authority (sovereign cloud, Azure Stack, a private Entra ID endpoint) is used
   // as given: instance discovery would ask the public cloud's login host about it.
-  const authority = config.azure.authorityHost ? { authorityHost: config.azure.authorityHost, disableInstanceDiscovery: true } : {};
-  return new AzureBlobProvider(config, new ClientSecretCredential(sp.tenantId, sp.clientId, sp.clientSecret, authority));
+  const authority = a.authorityHost ? { authorityHost: a.authorityHost, disableInstanceDiscovery: true } : {};
+  const sp = a.servicePrincipal;
+  const wi = a.workloadIdentity;
+  const credential = sp
+    ? new ClientSecretCredential(sp.tenantId, sp.clientId, sp.clientSecret, authority)
+    : new WorkloadIdentityCredential({ tenantId: wi!.tenantId, clientId: wi!.clientId, tokenFilePath: wi!.tokenFile, ...authority });
+  return new AzureBlobProvider(config, credential);
 }

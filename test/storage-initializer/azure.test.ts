@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -149,6 +149,7 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
   const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
   const CLIENT = 'kserve-sp';
   const SECRET = 'sp-SECRET-value-42';
+  const FEDERATED = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3NlcnZlOnNpIn0.ZmVk';
   const dirs: string[] = [];
   const stops: Array<() => Promise<void>> = [];
   let azurite: Running;
@@ -184,7 +185,10 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
         if (url.pathname === `/${TENANT}/oauth2/v2.0/token` && req.method === 'POST') {
           tokenRequests.push(body);
           const form = new URLSearchParams(body);
-          if (form.get('client_id') !== CLIENT || form.get('client_secret') !== SECRET || form.get('grant_type') !== 'client_credentials') {
+          // A client secret (service principal) or the federated token as a JWT-bearer
+          // assertion (workload identity).
+          const assertion = form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' && form.get('client_assertion') === FEDERATED;
+          if (form.get('client_id') !== CLIENT || (form.get('client_secret') !== SECRET && !assertion) || form.get('grant_type') !== 'client_credentials') {
             json(401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
             return;
           }
@@ -223,6 +227,20 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
     expect(wrong.code).toBe(1);
     expect(wrong.out).toMatch(/access denied: .*service principal sign-in failed/);
     expect(wrong.out).not.toContain('wrong-secret-value');
+  });
+
+  it('signs in with AKS workload identity (AZURE_FEDERATED_TOKEN_FILE, no secret)', async () => {
+    const seed = await runSeed(azurite.url, pki.ca);
+    expect(seed.code, seed.out).toBe(0);
+    const tokenFile = path.join(pki.dir, 'azure-identity-token');
+    writeFileSync(tokenFile, FEDERATED);
+    const d = path.join(tempDir(), 'models');
+    dirs.push(path.dirname(d));
+    tokenRequests.length = 0;
+    const r = await runSi([`${ACCOUNT_URI}/spmodels/model`, d], { STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`, AZURE_AUTHORITY_HOST: authority, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: CLIENT, AZURE_FEDERATED_TOKEN_FILE: tokenFile, NODE_EXTRA_CA_CERTS: pki.ca });
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(path.join(d, 'a.onnx'), 'utf8')).toBe('sp-bytes');
+    expect(tokenRequests.some((b) => new URLSearchParams(b).get('client_assertion') === FEDERATED)).toBe(true);
   });
 });
 

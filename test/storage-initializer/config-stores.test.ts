@@ -13,7 +13,7 @@ describe('storage-initializer configuration of the new stores', () => {
 
   it('reads Azure, HF and S3 options, with KServe names and defaults', () => {
     const c = loadConfig({ ...NO_SECRET_DIR, AZURE_STORAGE_ACCESS_KEY: 'k', AZ_TENANT_ID: 't', AZ_CLIENT_ID: 'c', AZ_CLIENT_SECRET: 's', STORAGE_AZURE_BLOB_ENDPOINT: 'http://127.0.0.1:10000/acct/', HF_TOKEN: 'hf_x', HF_ENDPOINT: 'http://mirror.local/', S3_USE_ACCELERATE: 'true' });
-    expect(c.azure).toEqual({ blobEndpoint: 'http://127.0.0.1:10000/acct', accountKey: 'k', servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' }, authorityHost: undefined });
+    expect(c.azure).toEqual({ blobEndpoint: 'http://127.0.0.1:10000/acct', accountKey: 'k', servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' }, workloadIdentity: undefined, credentialProblem: undefined, authorityHost: undefined });
     expect(c.hf).toEqual({ endpoint: 'http://mirror.local', token: 'hf_x' });
     expect(c.s3.accelerate).toBe(true);
     expect(Object.isFrozen(c.azure) && Object.isFrozen(c.hf) && Object.isFrozen(c.hdfs)).toBe(true);
@@ -23,6 +23,10 @@ describe('storage-initializer configuration of the new stores', () => {
     expect(d.s3.webIdentity).toBeUndefined();
     expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_CLIENT_SECRET: 's' }).azure.servicePrincipal).toEqual({ tenantId: 't', clientId: 'c', clientSecret: 's' });
     expect(loadConfig({ ...NO_SECRET_DIR, HUGGING_FACE_HUB_TOKEN: 'old' }).hf.token).toBe('old');
+    // AKS workload identity (no secret), and a lone client id: reported by the Azure provider
+    // only, so it cannot fail a run that downloads from elsewhere.
+    expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_FEDERATED_TOKEN_FILE: '/var/run/secrets/azure/tokens/azure-identity-token' }).azure.workloadIdentity).toEqual({ tenantId: 't', clientId: 'c', tokenFile: '/var/run/secrets/azure/tokens/azure-identity-token' });
+    expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c' }).azure.credentialProblem).toMatch(/AZ_CLIENT_ID is set but AZ_TENANT_ID is not/);
   });
 
   it('uses virtual addressing for the legacy global endpoint outside us-east-1, as KServe does', () => {
