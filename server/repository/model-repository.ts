@@ -279,13 +279,7 @@ export class ModelRepository {
       }
     } catch (err) {
       await Promise.allSettled(loaded.map((l) => l.instance.unload()));
-      const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
-      logger.error({ model: e.name, err: reason }, 'model load failed');
-      if (previous === undefined) {
-        e.state = 'FAILED';
-        e.reason = reason;
-      }
-      throw errors.modelNotReady(e.name, reason);
+      throw this.#loadFailed(e, previous, err);
     }
     this.#serve(e, loaded, previous, started);
   }
@@ -299,16 +293,24 @@ export class ModelRepository {
     try {
       instance = await provided.load({ threads: this.#opts.threads, logger });
     } catch (err) {
-      const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
-      logger.error({ model: e.name, err: reason }, 'model load failed');
-      if (previous === undefined) {
-        e.state = 'FAILED';
-        e.reason = reason;
-      }
-      throw errors.modelNotReady(e.name, reason);
+      throw this.#loadFailed(e, previous, err);
     }
     const served = { modelName: e.name, version: undefined, instance, platform: instance.platform, inputs: instance.inputs, outputs: instance.outputs, config: undefined };
     this.#serve(e, [served], previous, started);
+  }
+
+  /**
+   * Records a failed load (a model that was not serving becomes FAILED with the cause; a
+   * failed reload keeps the serving generation) and returns the error to throw.
+   */
+  #loadFailed(e: Entry, previous: Generation | undefined, err: unknown): KServeError {
+    const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
+    this.#opts.logger.error({ model: e.name, err: reason }, 'model load failed');
+    if (previous === undefined) {
+      e.state = 'FAILED';
+      e.reason = reason;
+    }
+    return errors.modelNotReady(e.name, reason);
   }
 
   /** Makes a loaded set of versions the model's current generation and retires the previous one. */
