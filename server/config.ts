@@ -178,7 +178,7 @@ export function helpText(backendFlags: readonly FlagSpec[]): string {
   return [
     'Usage: kserve-ts serve [flags]',
     '',
-    'Serves ONNX and TensorFlow models over KServe V1 and V2 (Open Inference Protocol) REST and gRPC.',
+    'Serves ONNX and TensorFlow models, and TypeScript custom models (--model_module), over KServe V1 and V2 (Open Inference Protocol) REST and gRPC.',
     '',
     'Flags:',
     ...flagHelp(SERVER_FLAGS),

@@ -31,6 +31,7 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
       new Promise<ModelInstance>((resolveLoad, rejectLoad) => {
         const worker: Worker = spawnWorker(import.meta.url, 'model-worker', {
           workerData: { file, options, logLevel: context.logger.level },
+          name: `custom:${options.name}`,
         });
         const pending = new Map<number, Pending>();
         const failureListeners: Array<(err: Error) => void> = [];
