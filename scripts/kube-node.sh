@@ -67,6 +67,7 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler container
 # Controllers a one-node cluster needs for workloads, GC, service accounts, HPA and PDBs.
 CONTROLLERS=deployment-controller,replicaset-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,endpoints-controller,endpointslice-controller,endpointslice-mirroring-controller,clusterrole-aggregation-controller,horizontal-pod-autoscaler-controller,disruption-controller,pod-garbage-collector-controller,node-lifecycle-controller,job-controller,ttl-after-finished-controller
 
+UP_DONE=0
 log() { echo "[kube-node] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
@@ -334,6 +335,15 @@ up() {
   local t0=$SECONDS
   ensure_packages
   BIN="$(bash "$ROOT/scripts/kube-test-binaries.sh")"
+  # The images first: a missing one is a clear error before anything has started.
+  docker_env
+  local img
+  for img in $KNODE_IMAGES; do
+    "$DOCKER" image inspect "$img" >/dev/null 2>&1 ||
+      die "image $img is missing from the docker engine: run scripts/build-images.sh first"
+  done
+  # From here on a failure takes down whatever was started.
+  trap 'if [[ $UP_DONE != 1 ]]; then log "up failed: taking down what was started"; down >/dev/null 2>&1 || true; fi' EXIT
   for port in $ETCD_PORT $((ETCD_PORT + 1)); do
     if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: etcd needs it"; fi
   done
@@ -376,7 +386,6 @@ up() {
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --profiling=false
   wait_until 30 "containerd" containerd ctr_ version
-  docker_env
   ensure_pause_image
   for img in "$PAUSE_IMAGE" $KNODE_IMAGES; do import_image "$img"; done
   wait_until 60 "kube-apiserver /readyz" kube-apiserver kubectl get --raw /readyz
@@ -456,6 +465,7 @@ EOF
     kubectl wait --for=condition=Ready "node/$NODE_NAME" --timeout=2s
   wait_until 60 "the default ServiceAccount" kube-controller-manager kubectl get serviceaccount default -n default
   wait_until 30 "kube-proxy healthz" kube-proxy curl -sf http://127.0.0.1:10256/healthz
+  UP_DONE=1
   log "up in $((SECONDS - t0)) s; kubeconfig: $S/kubeconfig"
   echo "$S/kubeconfig"
 }
@@ -596,18 +606,22 @@ down() {
     local t0=$SECONDS
     log "stopping the node"
     [[ -n "$BIN" ]] && delete_pods
-    stop_component kube-scheduler &
-    stop_component kube-controller-manager &
-    stop_component kubelet &
-    wait
+    # Parallel stops wait on their own jobs only: run from a failed `up`, this shell is also
+    # the parent of the components it started.
+    local jobs=()
+    stop_component kube-scheduler & jobs+=($!)
+    stop_component kube-controller-manager & jobs+=($!)
+    stop_component kubelet & jobs+=($!)
+    wait "${jobs[@]}"
     remove_containers
     stop_component kube-proxy
     if [[ -n "$BIN" && -f "$S/kube-proxy-config.yaml" ]]; then
       "$BIN/kube-proxy" --cleanup --config="$S/kube-proxy-config.yaml" >>"$S/logs/kube-proxy-cleanup.log" 2>&1 || true
     fi
-    stop_component containerd &
-    stop_component kube-apiserver &
-    wait
+    jobs=()
+    stop_component containerd & jobs+=($!)
+    stop_component kube-apiserver & jobs+=($!)
+    wait "${jobs[@]}"
     stop_component etcd
     local p
     for p in $(node_pids); do kill -KILL "$p" 2>/dev/null || true; done
