@@ -34,7 +34,10 @@
 # socket path), mounts under the state folders are unmounted, the two bridges (and so the
 # Service route) deleted, kube-proxy's and kubelet's iptables/nftables rules removed,
 # kubelet's cgroups (kubepods) removed and the kernel settings kubelet changes restored.
-# It then checks and reports anything left, with a non-zero exit.
+# It then checks and reports anything left, with a non-zero exit. It also cleans up after a
+# node killed outright (pod processes are then found by their cgroups), and a failed `up`
+# runs it itself. Machine-wide cleanup happens only for a node started here (a marker in
+# the cache folder), never for another Kubernetes' KUBE-* rules or cgroups.
 #
 # Needs: root, the binaries of scripts/kube-test-binaries.sh (built on first use), Debian's
 # containerd, runc, containernetworking-plugins, iptables, gcc (installed if missing).
