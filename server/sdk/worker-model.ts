@@ -38,6 +38,7 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
         let nextId = 0;
         let loaded = false;
         let unloading: (() => void) | undefined;
+        let exited = false;
         const send = (m: ToWorker) => worker.postMessage(m);
         const fail = (err: Error) => {
           for (const p of pending.values()) p.reject(errors.modelNotReady(options.name, err.message));
@@ -47,6 +48,7 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
         };
         worker.on('error', fail);
         worker.on('exit', (code) => {
+          exited = true;
           if (unloading !== undefined) unloading();
           else fail(new Error(`model worker thread exited (code ${code})`));
         });
@@ -75,11 +77,14 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
                   send({ type: 'explain', id, inputs: own(inputs), context: { id: ctx.id, parameters: ctx.parameters, headers: { ...ctx.headers } } });
                 });
               },
+              // A thread that already died (onFailure) has nothing left to unload.
               unload: () =>
-                new Promise<void>((resolve) => {
-                  unloading = resolve;
-                  send({ type: 'unload' });
-                }),
+                exited
+                  ? Promise.resolve()
+                  : new Promise<void>((resolve) => {
+                      unloading = resolve;
+                      send({ type: 'unload' });
+                    }),
               onFailure: (listener) => void failureListeners.push(listener),
             });
           } else if (m.type === 'unloaded') {

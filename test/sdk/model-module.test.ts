@@ -60,6 +60,7 @@ export default class Blocking extends Model {
   predict(request, headers, responseHeaders) {
     if (headers['x-fail'] === 'input') throw new InvalidInput('bad input from the worker');
     if (headers['x-fail'] === 'crash') throw new RangeError('boom');
+    if (headers['x-fail'] === 'exit') process.exit(3);
     responseHeaders['x-thread'] = isMainThread ? 'main' : 'worker';
     if (headers['x-block'] === 'yes') {
       writeFileSync(${JSON.stringify(STARTED)}, '');
@@ -129,6 +130,15 @@ describe('kserve-ts serve --model_module', () => {
       expect(r.headers.get('x-thread')).toBe('worker');
       expectError(await post(`${base}/v2/models/blocking/infer`, body, { 'x-fail': 'input' }), 400, /^bad input from the worker$/);
       expectError(await post(`${base}/v2/models/blocking/infer`, body, { 'x-fail': 'crash' }), 500, /^Model blocking failed: RangeError : boom$/);
+      // The thread dies: its request fails clearly, the server stays up and reloads the model.
+      expectError(await post(`${base}/v2/models/blocking/infer`, body, { 'x-fail': 'exit' }), 503, /model worker thread exited \(code 3\)/);
+      expect((await get(`${base}/v2/health/live`)).status).toBe(200);
+      let again = 0;
+      for (let i = 0; i < 100 && again !== 200; i++) {
+        again = (await post(`${base}/v2/models/blocking/infer`, body)).status;
+        if (again !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(again).toBe(200);
     } finally {
       writeFileSync(RELEASE, '');
       p.child.kill('SIGTERM');
