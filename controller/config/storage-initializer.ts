@@ -1,4 +1,5 @@
 /** `storageInitializer` key: the init container the pod webhook injects. */
+import { type ModelcarConfig, parseModelcarConfig } from './modelcar.js';
 import { parseSection, stringField } from './section.js';
 
 export interface StorageInitializerConfig {
@@ -9,6 +10,8 @@ export interface StorageInitializerConfig {
   memoryLimit: string;
   caBundleConfigMapName: string;
   caBundleVolumeMountPath: string;
+  /** How `oci://` URIs are served (the section's modelcar keys). */
+  modelcar: ModelcarConfig;
 }
 
 const KEY = 'storageInitializer';
@@ -23,5 +26,6 @@ export function parseStorageInitializerConfig(raw: string | undefined): StorageI
     memoryLimit: stringField(KEY, s, 'memoryLimit', '1Gi'),
     caBundleConfigMapName: stringField(KEY, s, 'caBundleConfigMapName', ''),
     caBundleVolumeMountPath: stringField(KEY, s, 'caBundleVolumeMountPath', '/etc/ssl/custom-certs'),
+    modelcar: parseModelcarConfig(KEY, s),
   };
 }

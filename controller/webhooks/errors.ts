@@ -22,6 +22,10 @@ const failed = (message: string): WebhookError => new WebhookError(500, message)
 export const errors = {
   noModelContainer: (names: readonly string[]) =>
     bad(`cannot inject the storage initializer: the pod has no container named ${names.map((n) => `'${n}'`).join(' or ')}`),
+  /** KServe's wording (LLMInferenceService storage: "OCI modelcars is not enabled"), with the switch to turn. */
+  modelcarsDisabled: (uri: string) =>
+    bad(`cannot serve '${uri}': OCI modelcars is not enabled (set "enableModelcar": true in the storageInitializer key of the inferenceservice-config ConfigMap)`),
+  invalidOciUri: (uri: string) => bad(`invalid OCI storage URI '${uri}': expected oci://<registry>/<image>[:<tag>|@<digest>]`),
   invalidPvcUri: (uri: string) => bad(`invalid PVC storage URI '${uri}': expected pvc://<claim-name>[/<path>]`),
   invalidAnnotationJson: (key: string, cause: string) => bad(`annotation '${key}' must be a JSON object of strings: ${cause}`),
   secretNotFound: (namespace: string, name: string, why: string) => bad(`secret '${namespace}/${name}' (${why}) not found`),

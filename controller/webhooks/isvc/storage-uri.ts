@@ -1,14 +1,18 @@
 /**
  * Storage URIs kserve-ts can serve: the schemes of the storage-initializer's scheme table
  * (storage-initializer/schemes.ts, pure data shared with the storage-initializer's registry,
- * so a scheme it gains is admitted here too) and local paths. KServe's controller lists more
- * schemes (oci, modelscope, git, ...); the ones kserve-ts lacks are rejected at admission
+ * so a scheme it gains is admitted here too), `oci://` (served by the pod webhook as a
+ * modelcar, never downloaded) and local paths. KServe's controller lists more schemes
+ * (`oci+native://`, `oci+fetch://`, ...); the ones kserve-ts lacks are rejected at admission
  * instead of failing in the storage initializer later.
  */
 import { redact } from '../../../storage-initializer/redact.js';
 import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';
 
-export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = STORAGE_SCHEME_NAMES;
+/** Served by the pod webhook itself (controller/webhooks/pod/modelcar.ts), so not in the initializer's table. */
+const POD_WEBHOOK_SCHEMES: readonly string[] = ['oci'];
+
+export const SUPPORTED_STORAGE_SCHEMES: readonly string[] = Object.freeze([...STORAGE_SCHEME_NAMES, ...POD_WEBHOOK_SCHEMES]);
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
 

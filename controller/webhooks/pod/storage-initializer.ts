@@ -17,8 +17,11 @@
  * `transformer-container` when present. A `STORAGE_URI` variable of the model container is
  * rewritten to /mnt/models.
  *
- * Differences from KServe, on purpose: no ClusterStorageContainer merge, no OCI/modelcar,
- * no local-model PVC and no HF_* variables (the kserve-ts initializer downloads none of
+ * `oci://` URIs are left to the modelcar injector (modelcar.ts), as KServe leaves them to
+ * `InjectModelcar`.
+ *
+ * Differences from KServe, on purpose: no ClusterStorageContainer merge, no local-model
+ * PVC and no HF_* variables (the kserve-ts initializer downloads none of
  * these); the PVC volume keeps the claim writable as KServe does, the mounts carry the
  * read-only flag.
  */
@@ -41,6 +44,7 @@ import { injectServiceAccountCredentials } from '../credentials/service-account.
 import { injectStorageSpecCredentials } from '../credentials/storage-spec.js';
 import { errors } from '../errors.js';
 import { injectCaBundle } from './ca-bundle.js';
+import { isOciUri } from './modelcar.js';
 import type { PodMutationContext } from './pod-mutation.js';
 import { addVolume, addVolumeMount, findContainer, modelMount } from './pod-spec.js';
 
@@ -51,7 +55,7 @@ const PVC_PREFIX = 'pvc://';
 export async function injectStorageInitializer(pod: V1Pod, ctx: PodMutationContext): Promise<void> {
   const annotations = pod.metadata?.annotations ?? {};
   const uri = annotations[ANN_STORAGE_INITIALIZER_SOURCE_URI];
-  if (uri === undefined || uri === '') return;
+  if (uri === undefined || uri === '' || isOciUri(uri)) return;
   const spec = (pod.spec ??= { containers: [] });
   if (findContainer(spec.initContainers, STORAGE_INITIALIZER_CONTAINER)) return;
 

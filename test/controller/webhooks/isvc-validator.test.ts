@@ -93,9 +93,9 @@ describe('InferenceService validation: rejected', () => {
     ['keda (no ScaledObject in kserve-ts)', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' } }, "annotation serving.kserve.io/autoscalerClass: 'keda' is not a supported autoscaler class (supported: hpa, external, none)"],
     ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "'kpa' is not a supported autoscaler class"],
     ['Knative HPA class with rps', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'rps' }) }, "scaleMetric 'rps' is not supported in Knative mode with the HPA autoscaler class (supported: cpu, memory"],
-    ['unsupported storage scheme', { predictor: model({ storageUri: 'oci://registry/llama:3' }) }, `spec.predictor.model.storageUri: unsupported storage URI scheme 'oci://' in 'oci://registry/llama:3' (supported: ${SUPPORTED})`],
-    ['unsupported storage scheme on a legacy spec', { predictor: { onnx: { storageUri: 'oci://registry/model:1' } } }, "spec.predictor.onnx.storageUri: unsupported storage URI scheme 'oci://'"],
-    ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'oci://r/m:1' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'oci://'"],
+    ['unsupported storage scheme', { predictor: model({ storageUri: 'oci+native://registry/llama:3' }) }, `spec.predictor.model.storageUri: unsupported storage URI scheme 'oci+native://' in 'oci+native://registry/llama:3' (supported: ${SUPPORTED})`],
+    ['unsupported storage scheme on a legacy spec', { predictor: { onnx: { storageUri: 'oci+fetch://registry/model:1' } } }, "spec.predictor.onnx.storageUri: unsupported storage URI scheme 'oci+fetch://'"],
+    ['unsupported STORAGE_URI of a custom container', { predictor: { containers: [{ name: 'kserve-container', env: [{ name: 'STORAGE_URI', value: 'oci+native://r/m:1' }] }] } }, "env[STORAGE_URI]: unsupported storage URI scheme 'oci+native://'"],
     ['empty storage URI', { predictor: model({ storageUri: '' }) }, 'spec.predictor.model.storageUri must not be empty'],
     ['PVC URI without a claim', { predictor: model({ storageUri: 'pvc:///x' }) }, "'pvc:///x' names no claim"],
     ['PVC URI leaving the claim', { predictor: model({ storageUri: 'pvc://claim/../../etc' }) }, "'pvc://claim/../../etc' has a '..' path segment"],
@@ -113,7 +113,7 @@ describe('InferenceService validation: rejected', () => {
   });
 
   it('reports every problem, not only the first', () => {
-    const problems = validateInferenceService(isvc({ name: 'Bad', predictor: model({ storageUri: 'oci://x' }, { minReplicas: -1 }) }), 'Standard');
+    const problems = validateInferenceService(isvc({ name: 'Bad', predictor: model({ storageUri: 'oci+native://x' }, { minReplicas: -1 }) }), 'Standard');
     expect(problems).toHaveLength(3);
   });
 });
@@ -147,13 +147,13 @@ describe('validating webhook', () => {
     });
 
   it('denies with 403 Forbidden and all messages', async () => {
-    expect(await review('CREATE', isvc({ predictor: model({ storageUri: 'oci://x' }, { minReplicas: -1 }) }))).toEqual({
+    expect(await review('CREATE', isvc({ predictor: model({ storageUri: 'oci+native://x' }, { minReplicas: -1 }) }))).toEqual({
       allowed: false,
       status: {
         code: 403,
         reason: 'Forbidden',
         message:
-          `InferenceService 'iris' is invalid: spec.predictor.model.storageUri: unsupported storage URI scheme 'oci://' in 'oci://x' (supported: ${SUPPORTED}); spec.predictor.minReplicas cannot be less than 0, got -1`,
+          `InferenceService 'iris' is invalid: spec.predictor.model.storageUri: unsupported storage URI scheme 'oci+native://' in 'oci+native://x' (supported: ${SUPPORTED}); spec.predictor.minReplicas cannot be less than 0, got -1`,
       },
     });
   });

@@ -20,6 +20,14 @@ function pod(annotations: Record<string, string>, containers = ['kserve-containe
   };
 }
 
+/** The inferenceservice-config with modelcars on (they are off by default, as in KServe). */
+const MODELCARS_ON = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'inferenceservice-config', namespace: 'kserve' },
+  data: { storageInitializer: JSON.stringify({ enableModelcar: true }) },
+};
+
 function request(object: unknown, operation: Operation = 'CREATE', namespace = 'default'): AdmissionRequest {
   return { uid: 'u', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace, operation, object };
 }
@@ -105,6 +113,19 @@ describe('pod webhook rejections', () => {
       400,
       "annotation 'internal.serving.kserve.io/storage-spec-param' must be a JSON object of strings",
     ],
+    [
+      'oci:// with modelcars disabled (the default), the URI shown without its user info',
+      pod({ [SOURCE_URI]: 'oci://robot:s3cret@registry.example.com/models/iris:1' }),
+      [],
+      400,
+      "cannot serve 'oci://registry.example.com/models/iris:1': OCI modelcars is not enabled (set \"enableModelcar\": true in the storageInitializer key",
+    ],
+    ['oci:// with user info is no image reference', pod({ [SOURCE_URI]: 'oci://robot:s3cret@registry.example.com/m:1' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://registry.example.com/m:1'"],
+    ['oci:// naming no image', pod({ [SOURCE_URI]: 'oci://' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://'"],
+    // The image is written into the init container's `sh -c` line: no quote may reach it.
+    ["oci:// image with shell characters", pod({ [SOURCE_URI]: "oci://registry/m:1';reboot;'" }), [MODELCARS_ON], 400, 'invalid OCI storage URI'],
+    ['oci:// image with a query', pod({ [SOURCE_URI]: 'oci://registry/m:1?token=x' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://registry/m:1?…'"],
+    ['oci:// without a model container', pod({ [SOURCE_URI]: 'oci://registry/m:1' }, ['sidecar']), [MODELCARS_ON], 400, "the pod has no container named 'kserve-container' or 'worker-container'"],
   ];
 
   it.each(cases)('%s', async (_name, p, objects, code, message) => {
@@ -122,6 +143,19 @@ describe('pod webhook rejections', () => {
       code: 500,
       message: "reading service account 'default/default' failed: serviceaccounts \"default\" is forbidden",
     });
+  });
+
+  it('does not read credentials for an oci:// modelcar and injects no storage-initializer', async () => {
+    const failing: CredentialSource = { serviceAccount: () => Promise.reject(new Error('read')), secret: () => Promise.reject(new Error('read')) };
+    const cluster = fakeCluster([MODELCARS_ON]);
+    const h = podWebhook({ getConfig: () => cluster.config, credentials: failing, controllerNamespace: 'kserve' });
+    const verdict = await h(request(pod({ [SOURCE_URI]: 'oci://registry/m:1' }, ['kserve-container', 'worker-container'])));
+    if (!verdict.allowed) throw new Error(`denied: ${verdict.status.message}`);
+    const stored = applyPatch(pod({ [SOURCE_URI]: 'oci://registry/m:1' }, ['kserve-container', 'worker-container']), verdict.patch ?? []) as V1Pod;
+    expect(stored.spec?.initContainers?.map((c) => c.name)).toEqual(['modelcar-init']);
+    expect(stored.spec?.containers.map((c) => c.name)).toEqual(['kserve-container', 'worker-container', 'modelcar']);
+    // KServe configures kserve-container when there is one; worker-container only without it.
+    expect(stored.spec?.containers[1]?.volumeMounts).toBeUndefined();
   });
 
   it('does not read credentials for a PVC (nothing is downloaded)', async () => {

@@ -277,11 +277,11 @@ describe('hostile admission input', () => {
 
   it('a refused storage URI is shown without its user info and query', async () => {
     const object = isvc();
-    object.spec.predictor.model.storageUri = `oci://robot:${URI_PASSWORD}@registry.local/models/iris?sig=${URI_SIGNATURE}`;
+    object.spec.predictor.model.storageUri = `oci+native://robot:${URI_PASSWORD}@registry.local/models/iris?sig=${URI_SIGNATURE}`;
     delete object.spec.predictor.model.storage;
     const { response } = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))).json();
     expect(response.allowed).toBe(false);
-    expect(response.status.message).toContain("unsupported storage URI scheme 'oci://' in 'oci://registry.local/models/iris?…'");
+    expect(response.status.message).toContain("unsupported storage URI scheme 'oci+native://' in 'oci+native://registry.local/models/iris?…'");
     const gs = isvc();
     gs.spec.predictor.model.storageUri = `gs://bucket/iris?token=${URI_SIGNATURE}`;
     const withSpec = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri2', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: gs }))).json();
