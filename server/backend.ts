@@ -47,6 +47,8 @@ export interface InferContext {
   /** Request headers (REST) or metadata (gRPC), lower-case names, one value each. */
   readonly headers: Readonly<Record<string, string>>;
   readonly responseHeaders: Record<string, string>;
+  /** Response-level parameters the instance sets (an SDK InferResponse's); sent by V2 REST and gRPC. */
+  responseParameters?: Parameters | undefined;
 }
 
 export interface ModelInstance {

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
 import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../protocols/tensor.js';
+import type { InferContext } from './backend.js';
 import { type Metrics, since } from './metrics.js';
 import type { Lease, ServedVersion } from './repository/model-repository.js';
 import { validateRequest } from './validate-request.js';
@@ -75,11 +76,12 @@ export class InferenceScope {
     // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
     const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.io.outputs;
     const start = performance.now();
-    const context = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
+    const context: InferContext = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
     const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name, context);
     this.#metrics.observe('predict', name, since(start));
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
-    return { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };
+    const response = { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };
+    return context.responseParameters === undefined ? response : { ...response, parameters: context.responseParameters };
   }
 
   /** Whether this version explains (ModelInstance.explain). */

@@ -88,6 +88,7 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         const predicted = await model.predict(pre, headers, responseHeaders);
         const post = await model.postprocess(predicted, headers, responseHeaders);
         out = post.tensors();
+        if (context !== undefined && post.parameters !== undefined) context.responseParameters = post.parameters;
       } catch (err) {
         throw userError(name, err, logger);
       }

@@ -1,6 +1,6 @@
 /** Messages between the main thread and a custom model's worker thread (model-worker.ts). */
 import type { WireError } from '../../protocols/errors.js';
-import type { Tensor, TensorSpec } from '../../protocols/tensor.js';
+import type { Parameters, Tensor, TensorSpec } from '../../protocols/tensor.js';
 import type { InferContext } from '../backend.js';
 import type { ModelFactoryOptions } from './model.js';
 
@@ -13,7 +13,7 @@ export interface WorkerInit {
 export type FromWorker =
   | { readonly type: 'loaded'; readonly inputs: TensorSpec[]; readonly outputs: TensorSpec[] }
   | { readonly type: 'load-failed'; readonly error: WireError }
-  | { readonly type: 'result'; readonly id: number; readonly outputs: Tensor[]; readonly responseHeaders: Record<string, string> }
+  | { readonly type: 'result'; readonly id: number; readonly outputs: Tensor[]; readonly responseHeaders: Record<string, string>; readonly parameters: Parameters | undefined }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   | { readonly type: 'explained'; readonly id: number; readonly document: unknown }
   | { readonly type: 'unloaded' };

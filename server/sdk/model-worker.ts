@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { toWireError } from '../../protocols/errors.js';
+import type { InferContext } from '../backend.js';
 import { loadModel } from './model-adapter.js';
 import { modelFromModule } from './load-module.js';
 import type { FromWorker, ToWorker, WorkerInit } from './model-worker-messages.js';
@@ -26,6 +27,7 @@ try {
       return;
     }
     const responseHeaders: Record<string, string> = {};
+    const context = { ...m.context, responseHeaders } as InferContext;
     if (m.type === 'explain') {
       (instance.explain as NonNullable<typeof instance.explain>)(m.inputs, { ...m.context, responseHeaders }).then(
         (document) => post({ type: 'explained', id: m.id, document }),
@@ -33,8 +35,8 @@ try {
       );
       return;
     }
-    instance.infer(m.inputs, m.outputNames, undefined, { ...m.context, responseHeaders }).then(
-      (outputs) => post({ type: 'result', id: m.id, outputs, responseHeaders }),
+    instance.infer(m.inputs, m.outputNames, undefined, context).then(
+      (outputs) => post({ type: 'result', id: m.id, outputs, responseHeaders, parameters: context.responseParameters }),
       (err: unknown) => post({ type: 'failed', id: m.id, error: toWireError(err) }),
     );
   });

@@ -22,7 +22,8 @@ function own(inputs: readonly Tensor[]): Tensor[] {
 interface Pending {
   resolve(result: Tensor[] | unknown): void;
   reject(err: Error): void;
-  responseHeaders: Record<string, string>;
+  /** The request's context, where response headers and parameters go. */
+  context: InferContext | undefined;
 }
 
 export function workerModel(file: string, options: ModelFactoryOptions): ProvidedModel {
@@ -66,14 +67,14 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
               infer(inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string, ctx?: InferContext): Promise<Tensor[]> {
                 const id = nextId++;
                 return new Promise<Tensor[]>((resolve, reject) => {
-                  pending.set(id, { resolve: (r) => resolve(r as Tensor[]), reject, responseHeaders: ctx?.responseHeaders ?? {} });
+                  pending.set(id, { resolve: (r) => resolve(r as Tensor[]), reject, context: ctx });
                   send({ type: 'infer', id, inputs: own(inputs), outputNames, context: { id: ctx?.id, parameters: ctx?.parameters, headers: { ...(ctx?.headers ?? {}) } } });
                 });
               },
               explain(inputs: readonly Tensor[], ctx: InferContext): Promise<unknown> {
                 const id = nextId++;
                 return new Promise<unknown>((resolve, reject) => {
-                  pending.set(id, { resolve, reject, responseHeaders: ctx.responseHeaders });
+                  pending.set(id, { resolve, reject, context: ctx });
                   send({ type: 'explain', id, inputs: own(inputs), context: { id: ctx.id, parameters: ctx.parameters, headers: { ...ctx.headers } } });
                 });
               },
@@ -94,7 +95,10 @@ export function workerModel(file: string, options: ModelFactoryOptions): Provide
             if (p === undefined) return;
             pending.delete(m.id);
             if (m.type === 'result') {
-              Object.assign(p.responseHeaders, m.responseHeaders);
+              if (p.context !== undefined) {
+                Object.assign(p.context.responseHeaders, m.responseHeaders);
+                if (m.parameters !== undefined) p.context.responseParameters = m.parameters;
+              }
               p.resolve(m.outputs);
             } else if (m.type === 'explained') p.resolve(m.document);
             else p.reject(fromWireError(m.error));

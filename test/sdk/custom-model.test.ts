@@ -68,7 +68,10 @@ class Echo extends Model {
   override predict(request: InferRequest, headers: RequestHeaders, responseHeaders: ResponseHeaders): InferResponse {
     responseHeaders['x-echo-model'] = this.name;
     const tag = headers['x-tag'] ?? '';
-    return new InferResponse(this.name, [...request.inputs.map((i) => InferOutput.fromTensor(i.toTensor())), new InferOutput('tag', [1], 'BYTES', [tag])], { id: request.id });
+    return new InferResponse(this.name, [...request.inputs.map((i) => InferOutput.fromTensor(i.toTensor())), new InferOutput('tag', [1], 'BYTES', [tag])], {
+      id: request.id,
+      parameters: { echoed: true, inputs: request.inputs.length },
+    });
   }
 }
 
@@ -186,7 +189,7 @@ describe('headers', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('x-echo-model')).toBe('echo');
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(json(r)).toMatchObject({ outputs: [{ name: 'a' }, { name: 'tag', data: ['blue'] }] });
+    expect(json(r)).toMatchObject({ parameters: { echoed: true, inputs: 1 }, outputs: [{ name: 'a' }, { name: 'tag', data: ['blue'] }] });
     const v1 = await post(`${url}/v1/models/shift:predict`, { instances: [1] });
     expect(v1.headers.get('x-echo-model')).toBeNull();
   });
