@@ -25,6 +25,8 @@ let cp: TestControlPlane;
 let server: WebhookServer;
 let core: CoreV1Api;
 let custom: CustomObjectsApi;
+/** The storageInitializer key the webhooks read; a test may switch modelcars on for its pods. */
+let storageInitializer = JSON.stringify({ image: 'kserve-ts/storage-initializer:e2e' });
 
 function pod(name: string, annotations: Record<string, string>, labelled = true, container = 'kserve-container'): V1Pod {
   return {
@@ -50,7 +52,7 @@ beforeAll(async () => {
     controllerNamespace: 'kserve',
     credentials: kubeCredentialSource(core),
     getConfig: () => ({
-      storageInitializer: parseStorageInitializerConfig(JSON.stringify({ image: 'kserve-ts/storage-initializer:e2e' })),
+      storageInitializer: parseStorageInitializerConfig(storageInitializer),
       credentials: parseCredentialsConfig(undefined),
       defaultDeploymentMode: 'Standard',
     }),
@@ -119,6 +121,57 @@ describe('webhooks against a real kube-apiserver', () => {
     const err = await failed.then(() => undefined, (e: unknown) => e);
     expect(err).toBeDefined();
     expect(rejection(err)).toContain("the pod has no container named 'kserve-container' or 'worker-container'");
+  });
+
+  it('refuses an oci:// pod while modelcars are disabled, with the switch to turn', async () => {
+    const failed = core.createNamespacedPod({ namespace: NS, body: pod('oci-off', { [SOURCE_URI]: 'oci://registry.local/models/iris:1' }) });
+    const err = await failed.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeDefined();
+    expect(rejection(err)).toContain("cannot serve 'oci://registry.local/models/iris:1': OCI modelcars is not enabled");
+  });
+
+  it('stores an oci:// pod with the modelcar sidecar, its pre-fetch init container and a shared process namespace', async () => {
+    storageInitializer = JSON.stringify({ image: 'kserve-ts/storage-initializer:e2e', enableModelcar: true, memoryModelcar: '20Mi', uidModelcar: 1000 });
+    try {
+      const body = pod('oci-on', { [SOURCE_URI]: 'oci://registry.local/models/iris:1' });
+      body.spec!.containers[0]!.args = ['--model_name=iris', '--model_dir=/mnt/models'];
+      await core.createNamespacedPod({ namespace: NS, body });
+    } finally {
+      storageInitializer = JSON.stringify({ image: 'kserve-ts/storage-initializer:e2e' });
+    }
+    const stored = await core.readNamespacedPod({ namespace: NS, name: 'oci-on' });
+    expect(stored.spec?.shareProcessNamespace).toBe(true);
+    expect(stored.spec?.initContainers?.map((c) => c.name)).toEqual(['modelcar-init']);
+    expect(stored.spec?.containers.map((c) => c.name)).toEqual(['kserve-container', 'modelcar']);
+
+    const [server, sidecar] = stored.spec!.containers;
+    expect(server?.args).toEqual(['--model_name=iris', '--model_dir=/mnt/models']);
+    expect(server?.env?.find((e) => e.name === 'MODEL_INIT_MODE')?.value).toBe('async');
+    expect(server?.securityContext?.runAsUser).toBe(1000);
+    expect(server?.volumeMounts?.find((m) => m.name === 'kserve-provision-location')).toMatchObject({ mountPath: '/mnt' });
+
+    expect(sidecar?.image).toBe('registry.local/models/iris:1');
+    // Stored as sent: the kubelet turns $$ into $, so the shell links its own /proc/<pid>/root.
+    expect(sidecar?.args).toEqual(['sh', '-c', 'ln -sf /proc/$$$$/root/models /mnt/models && sleep infinity']);
+    expect(sidecar?.resources).toEqual({ limits: { cpu: '10m', memory: '20Mi' }, requests: { cpu: '10m', memory: '20Mi' } });
+    expect(sidecar?.securityContext?.runAsUser).toBe(1000);
+    expect(sidecar?.volumeMounts?.find((m) => m.name === 'kserve-provision-location')).toMatchObject({ mountPath: '/mnt' });
+    expect(stored.spec?.initContainers?.[0]?.image).toBe('registry.local/models/iris:1');
+    expect(stored.spec?.volumes?.find((v) => v.name === 'kserve-provision-location')?.emptyDir).toEqual({});
+  });
+
+  it('admits an InferenceService whose storageUri is oci://', async () => {
+    await custom.createNamespacedCustomObject({
+      ...ISVC,
+      body: {
+        apiVersion: 'serving.kserve.io/v1beta1',
+        kind: 'InferenceService',
+        metadata: { name: 'modelcar' },
+        spec: { predictor: { model: { modelFormat: { name: 'onnx' }, storageUri: 'oci://registry.local/models/iris:1' } } },
+      },
+    });
+    const stored = (await custom.getNamespacedCustomObject({ ...ISVC, name: 'modelcar' })) as { spec: { predictor: { model: { storageUri: string } } } };
+    expect(stored.spec.predictor.model.storageUri).toBe('oci://registry.local/models/iris:1');
   });
 
   it('defaults an InferenceService and rejects an invalid one', async () => {
