@@ -4,6 +4,7 @@ import { v1DialectFor } from '../../protocols/v1/dialects.js';
 import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
+import type { InferenceScope } from '../inference-scope.js';
 import type { HttpContext } from './context.js';
 import { requestHeaders, sendModelHeaders } from './model-headers.js';
 import { docs, modelParams, targetParams } from './schemas.js';
@@ -20,11 +21,16 @@ function splitTarget(target: string): { name: string; verb: string } {
 
 export function v1Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
+  /** The request body in the model's V1 dialect, with the configured decode limits. */
+  function decodeBody(req: FastifyRequest, scope: InferenceScope) {
+    const dialect = v1DialectFor(scope.model.platform);
+    return { dialect, decoded: scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model, ctx.limits?.decode)) };
+  }
+
   async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
     const scope = dataplane.open(name, undefined);
     try {
-      const dialect = v1DialectFor(scope.model.platform);
-      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model, ctx.limits?.decode));
+      const { dialect, decoded } = decodeBody(req, scope);
       const response = await scope.infer(decoded.request, requestHeaders(req.headers));
       const body = scope.encode(() => dialect.encode(response, decoded));
       sendModelHeaders(reply, scope.responseHeaders);
@@ -39,8 +45,7 @@ export function v1Routes(ctx: HttpContext) {
     const scope = dataplane.open(name, undefined);
     try {
       if (!scope.explains) return dataplane.explain(name);
-      const dialect = v1DialectFor(scope.model.platform);
-      const decoded = scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model));
+      const { decoded } = decodeBody(req, scope);
       const result = await scope.explain(decoded.request, requestHeaders(req.headers));
       sendModelHeaders(reply, scope.responseHeaders);
       return reply.type('application/json').send(JSON.stringify(result));
