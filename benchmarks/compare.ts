@@ -13,6 +13,7 @@
  * errors.
  *
  *   npm run build && npm run bench -- --baseline /tmp/base [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
+ *     [--protocols 'V2 JSON,gRPC typed'] [--candidate DIR: another built checkout instead of this one]
  */
 import { loadavg } from 'node:os';
 import { numberArg } from './harness.js';
@@ -21,7 +22,7 @@ import { type Probe, type Protocol, probes, sampleData } from './payloads.js';
 import { onnxRepository, pinLoadGenerator, startKserveTs } from './servers.js';
 import { MLP } from './suite-report.js';
 
-const COMPARED_PROTOCOLS: readonly Protocol[] = ['V2 JSON', 'gRPC typed', 'gRPC raw'];
+const DEFAULT_PROTOCOLS: readonly Protocol[] = ['V2 JSON', 'gRPC typed', 'gRPC raw'];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const progress = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -35,12 +36,15 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   const seconds = numberArg('seconds', 5);
   const rounds = numberArg('rounds', 3);
   const sweep = (stringArg('concurrency') ?? '1,8,32').split(',').map(Number);
+  const protocolsArg = stringArg('protocols');
+  const COMPARED_PROTOCOLS = protocolsArg === undefined ? DEFAULT_PROTOCOLS : (protocolsArg.split(',').map((p) => p.trim()) as Protocol[]);
+  const candidate = stringArg('candidate');
   const started = new Date();
   const load0 = loadavg()[0] as number;
   const pinned = pinLoadGenerator();
   const repo = onnxRepository({ [MLP.tensor.model]: MLP.file });
   const models = [MLP.tensor.model];
-  const ours = await startKserveTs({ repo: repo.dir, models, pinned });
+  const ours = await startKserveTs({ repo: repo.dir, models, pinned, ...(candidate === undefined ? {} : { root: candidate }) });
   const base = await startKserveTs({ repo: repo.dir, models, pinned, root: baseline }).catch(async (e: unknown) => {
     await ours.stop();
     throw e;
@@ -83,7 +87,7 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   }
   const out = [
     `Run ${started.toISOString()} on ${machineLine()}; load average ${load0.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end (1 min).`,
-    `${MLP.label}; this checkout against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
+    `${MLP.label}; ${candidate ?? 'this checkout'} against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
     '',
     ...lines,
   ].join('\n');

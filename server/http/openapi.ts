@@ -73,5 +73,11 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
 }
 
 function withDocs(op: Operation, d: RouteDocs): Operation {
-  return { ...op, ...(d.requestBody === undefined ? {} : { requestBody: d.requestBody }), responses: { ...d.responses } };
+  return {
+    ...op,
+    // The route's own documented parameters replace the bare ones swagger infers from its URL.
+    ...(d.parameters === undefined ? {} : { parameters: [...d.parameters] }),
+    ...(d.requestBody === undefined ? {} : { requestBody: d.requestBody }),
+    responses: { ...d.responses },
+  };
 }
