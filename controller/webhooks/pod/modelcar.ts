@@ -44,8 +44,9 @@ const LINK_PARENT = MODEL_MOUNT_PATH.slice(0, MODEL_MOUNT_PATH.lastIndexOf('/'))
 /** The modelcar convention: the image holds the model under /models. */
 const IMAGE_MODEL_DIR = '/models';
 
+/** Case-insensitive, as the InferenceService validator reads schemes, so `OCI://` never reaches the storage-initializer. */
 export function isOciUri(uri: string): boolean {
-  return uri.startsWith(OCI_PREFIX);
+  return uri.slice(0, OCI_PREFIX.length).toLowerCase() === OCI_PREFIX;
 }
 
 export function injectModelcar(pod: V1Pod, ctx: PodMutationContext): void {

@@ -158,6 +158,16 @@ describe('pod webhook rejections', () => {
     expect(stored.spec?.containers[1]?.volumeMounts).toBeUndefined();
   });
 
+  it('takes an upper-case OCI:// scheme as oci://, as the InferenceService validator does', async () => {
+    const cluster = fakeCluster([MODELCARS_ON]);
+    const h = podWebhook({ getConfig: () => cluster.config, credentials: cluster.source, controllerNamespace: 'kserve' });
+    const original = pod({ [SOURCE_URI]: 'OCI://registry/m:1' });
+    const verdict = await h(request(original));
+    if (!verdict.allowed) throw new Error(`denied: ${verdict.status.message}`);
+    const stored = applyPatch(original, verdict.patch ?? []) as V1Pod;
+    expect(stored.spec?.initContainers?.map((c) => [c.name, c.image])).toEqual([['modelcar-init', 'registry/m:1']]);
+  });
+
   it('does not read credentials for a PVC (nothing is downloaded)', async () => {
     const failing: CredentialSource = { serviceAccount: () => Promise.reject(new Error('read')), secret: () => Promise.reject(new Error('read')) };
     const verdict = await handler([], failing)(request(pod({ [SOURCE_URI]: 'pvc://claim/m' })));
