@@ -200,6 +200,29 @@ describe('Standard mode', () => {
     expect(conditionOf(isvc, 'Ready')?.status).not.toBe('True');
   });
 
+  it('an oci:// model becomes a modelcar pod once enableModelcar is set in the ConfigMap', async () => {
+    const withModelcars = CONFIG_YAML.replace('"cpuLimit": "1" }', '"cpuLimit": "1", "enableModelcar": true }');
+    expect(withModelcars).not.toBe(CONFIG_YAML);
+    await kubectlApply(cp, withModelcars);
+    try {
+      await kubectlApply(cp, isvcYaml('carried', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: oci://registry.local/models/mnist:1\n`), ns);
+      // The webhook reads the ConfigMap as it changes; a pod refused before it saw the change is retried by the ReplicaSet.
+      const pod = await waitFor(
+        async () => (await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=carried' })).items[0],
+        { until: (p) => p !== undefined, description: 'the modelcar pod', timeoutMs: 90_000 },
+      );
+      expect(pod!.spec?.shareProcessNamespace).toBe(true);
+      expect(pod!.spec?.initContainers?.map((i) => i.name)).toEqual(['modelcar-init']);
+      expect(pod!.spec?.containers.map((x) => x.name)).toEqual(['kserve-container', 'modelcar']);
+      const server = pod!.spec!.containers[0]!;
+      expect(server.args).toContain('--model_dir=/mnt/models');
+      expect(server.volumeMounts?.find((m) => m.name === 'kserve-provision-location')).toMatchObject({ mountPath: '/mnt' });
+      expect(pod!.spec!.containers[1]!.image).toBe('registry.local/models/mnist:1');
+    } finally {
+      await kubectlApply(cp, CONFIG_YAML);
+    }
+  });
+
   it('deleting the InferenceService cascades to everything it owns', async () => {
     await kubectlApply(cp, isvcYaml('doomed', `  predictor:\n    maxReplicas: 2\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/doomed\n`), ns);
     await waitForIsvc(c, ns, 'doomed', isReady, 'Ready');
