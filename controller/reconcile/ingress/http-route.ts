@@ -16,8 +16,7 @@ import type { ComponentExtensionSpec, InferenceService } from '../../api/inferen
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
 import { LABEL_ISVC, SERVICE_PORT } from '../../constants.js';
 import type { CustomResource } from '../../kube/apply.js';
-import { componentAnnotations } from '../component-metadata.js';
-import { ownerReference } from '../owner.js';
+import { routingMetadata } from '../component-metadata.js';
 import { additionalHosts, hostFor, pathFor } from './domain.js';
 
 export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
@@ -72,13 +71,7 @@ export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig,
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
-    metadata: {
-      name,
-      namespace: isvc.metadata.namespace!,
-      labels: { ...isvc.metadata.labels, [LABEL_ISVC]: isvc.metadata.name! },
-      annotations: componentAnnotations(isvc),
-      ownerReferences: [ownerReference(isvc)],
-    },
+    metadata: routingMetadata(isvc, name, { ...isvc.metadata.labels, [LABEL_ISVC]: isvc.metadata.name! }),
     spec: {
       hostnames: [host],
       parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: ingress.kserveIngressGateway.namespace, name: ingress.kserveIngressGateway.name }],

@@ -15,8 +15,7 @@ import type { V1Ingress, V1IngressRule } from '@kubernetes/client-node';
 import type { InferenceService } from '../../api/inference-service.js';
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
 import { LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
-import { componentAnnotations } from '../component-metadata.js';
-import { ownerReference } from '../owner.js';
+import { routingMetadata } from '../component-metadata.js';
 import { hostFor } from './domain.js';
 
 export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): V1Ingress {
@@ -29,14 +28,8 @@ export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): 
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: {
-      name,
-      namespace: isvc.metadata.namespace!,
-      // The ISVC label (not set by KServe) lets `kubectl get ingress -l` find it.
-      labels: { [LABEL_ISVC]: name },
-      annotations: componentAnnotations(isvc),
-      ownerReferences: [ownerReference(isvc)],
-    },
+    // The ISVC label (not set by KServe) lets `kubectl get ingress -l` find it.
+    metadata: routingMetadata(isvc, name, { [LABEL_ISVC]: name }),
     spec: {
       ...(ingress.ingressClassName ? { ingressClassName: ingress.ingressClassName } : {}),
       rules,
