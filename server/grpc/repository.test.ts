@@ -7,31 +7,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import type { IDescriptorProto, IFileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GrpcTestClient, grpc, grpcClient, grpcError } from '../../test/grpc/client.js';
-import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { grpc, grpcError } from '../../test/grpc/client.js';
+import { useGrpcFixture } from '../../test/helpers/grpc-fixture.js';
 
-let repo: ReturnType<typeof makeRepository>;
-let t: TestServer;
-let c: GrpcTestClient;
 
 const inferGood = () =>
-  c.infer({
+  f.client.infer({
     model_name: 'good',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], contents: { fp32_contents: [1, 2] } }],
   });
 
-beforeAll(async () => {
-  repo = makeRepository({ good: 'identity_fp32', broken: 'identity_bf16', spare: 'identity_int32' });
-  t = await startServer(['--model_repository', repo.dir], { grpc: true });
-  c = grpcClient(t.grpcAddress as string);
-});
-
-afterAll(async () => {
-  c?.close();
-  await t?.close();
-  repo?.cleanup();
-});
+const f = useGrpcFixture({ good: 'identity_fp32', broken: 'identity_bf16', spare: 'identity_int32' });
 
 /** Next `count` statuses from a Watch stream. */
 function nextStatuses(stream: grpc.ClientReadableStream<{ status: string }>, count: number): Promise<string[]> {
@@ -67,92 +54,92 @@ function untilStatus(stream: grpc.ClientReadableStream<{ status: string }>, targ
 
 describe('a server with a model that failed to load', () => {
   it('is live but not ready; the failed model is not ready, the good one is', async () => {
-    expect(await c.call('ServerLive')).toEqual({ live: true });
-    expect(await c.call('ServerReady')).toEqual({ ready: false });
-    expect(await c.call('ModelReady', { name: 'broken' })).toEqual({ ready: false });
-    expect(await c.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
+    expect(await f.client.call('ServerLive')).toEqual({ live: true });
+    expect(await f.client.call('ServerReady')).toEqual({ ready: false });
+    expect(await f.client.call('ModelReady', { name: 'broken' })).toEqual({ ready: false });
+    expect(await f.client.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
   });
 
   it('answers UNAVAILABLE with the load error for the failed model', async () => {
     const infer = await grpcError(
-      c.infer({ model_name: 'broken', inputs: [{ name: 'INPUT0', datatype: 'BF16', shape: [1, 1] }], raw_input_contents: [Buffer.alloc(2)] }),
+      f.client.infer({ model_name: 'broken', inputs: [{ name: 'INPUT0', datatype: 'BF16', shape: [1, 1] }], raw_input_contents: [Buffer.alloc(2)] }),
     );
     expect(infer.code).toBe(grpc.status.UNAVAILABLE);
     expect(infer.details).toMatch(/^Model with name broken is not ready\. Failed to load: .*BF16/);
-    const meta = await grpcError(c.call('ModelMetadata', { name: 'broken' }));
+    const meta = await grpcError(f.client.call('ModelMetadata', { name: 'broken' }));
     expect(meta.code).toBe(grpc.status.UNAVAILABLE);
   });
 
   it('health reports NOT_SERVING for the server and the failed model, SERVING for the good one', async () => {
-    expect(await c.healthCheck('')).toBe('NOT_SERVING');
-    expect(await c.healthCheck('inference.GRPCInferenceService')).toBe('NOT_SERVING');
-    expect(await c.healthCheck('broken')).toBe('NOT_SERVING');
-    expect(await c.healthCheck('good')).toBe('SERVING');
-    const unknown = await grpcError(c.healthCheck('nope'));
+    expect(await f.client.healthCheck('')).toBe('NOT_SERVING');
+    expect(await f.client.healthCheck('inference.GRPCInferenceService')).toBe('NOT_SERVING');
+    expect(await f.client.healthCheck('broken')).toBe('NOT_SERVING');
+    expect(await f.client.healthCheck('good')).toBe('SERVING');
+    const unknown = await grpcError(f.client.healthCheck('nope'));
     expect(unknown.code).toBe(grpc.status.NOT_FOUND);
   });
 
   it('RepositoryModelLoad of the failed model reports UNAVAILABLE with the cause', async () => {
-    const err = await grpcError(c.call('RepositoryModelLoad', { model_name: 'broken' }));
+    const err = await grpcError(f.client.call('RepositoryModelLoad', { model_name: 'broken' }));
     expect(err.code).toBe(grpc.status.UNAVAILABLE);
     expect(err.details).toMatch(/^Model with name broken is not ready\./);
   });
 
   it('unloading the failed model makes the server ready and SERVING', async () => {
-    expect(await c.call('RepositoryModelUnload', { model_name: 'broken' })).toEqual({ model_name: 'broken', isUnloaded: true });
-    expect(await c.call('ServerReady')).toEqual({ ready: true });
-    expect(await c.healthCheck('')).toBe('SERVING');
-    expect((await grpcError(c.call('ModelReady', { name: 'broken' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect(await f.client.call('RepositoryModelUnload', { model_name: 'broken' })).toEqual({ model_name: 'broken', isUnloaded: true });
+    expect(await f.client.call('ServerReady')).toEqual({ ready: true });
+    expect(await f.client.healthCheck('')).toBe('SERVING');
+    expect((await grpcError(f.client.call('ModelReady', { name: 'broken' }))).code).toBe(grpc.status.NOT_FOUND);
   });
 });
 
 describe('repository RPCs', () => {
   it('RepositoryModelUnload really unloads, RepositoryModelLoad really loads', async () => {
     expect((await inferGood()).outputs[0]?.contents?.fp32_contents).toEqual([1, 2]);
-    expect(await c.call('RepositoryModelUnload', { model_name: 'good' })).toEqual({ model_name: 'good', isUnloaded: true });
+    expect(await f.client.call('RepositoryModelUnload', { model_name: 'good' })).toEqual({ model_name: 'good', isUnloaded: true });
     const gone = await grpcError(inferGood());
     expect([gone.code, gone.details]).toEqual([grpc.status.NOT_FOUND, 'Model with name good does not exist.']);
-    expect((await grpcError(c.call('ModelReady', { name: 'good' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect((await grpcError(f.client.call('ModelReady', { name: 'good' }))).code).toBe(grpc.status.NOT_FOUND);
 
-    expect(await c.call('RepositoryModelLoad', { model_name: 'good' })).toEqual({ model_name: 'good', isLoaded: true });
-    expect(await c.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
+    expect(await f.client.call('RepositoryModelLoad', { model_name: 'good' })).toEqual({ model_name: 'good', isLoaded: true });
+    expect(await f.client.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
     expect((await inferGood()).outputs[0]?.contents?.fp32_contents).toEqual([1, 2]);
   });
 
   it("accepts Triton's request layout (model name in field 2)", async () => {
-    expect(await c.call('RepositoryModelUnload', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isUnloaded: true });
-    expect((await grpcError(c.call('ModelReady', { name: 'good' }))).code).toBe(grpc.status.NOT_FOUND);
-    expect(await c.call('RepositoryModelLoad', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isLoaded: true });
-    expect(await c.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
+    expect(await f.client.call('RepositoryModelUnload', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isUnloaded: true });
+    expect((await grpcError(f.client.call('ModelReady', { name: 'good' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect(await f.client.call('RepositoryModelLoad', { triton_model_name: 'good' })).toEqual({ model_name: 'good', isLoaded: true });
+    expect(await f.client.call('ModelReady', { name: 'good' })).toEqual({ ready: true });
   });
 
   it('RepositoryModelLoad reloads a loaded model and keeps serving it', async () => {
-    expect(await c.call('RepositoryModelLoad', { model_name: 'spare' })).toEqual({ model_name: 'spare', isLoaded: true });
-    expect(await c.call('ModelReady', { name: 'spare' })).toEqual({ ready: true });
+    expect(await f.client.call('RepositoryModelLoad', { model_name: 'spare' })).toEqual({ model_name: 'spare', isLoaded: true });
+    expect(await f.client.call('ModelReady', { name: 'spare' })).toEqual({ ready: true });
   });
 
   it('NOT_FOUND for models the repository does not have, INVALID_ARGUMENT without a name', async () => {
-    const load = await grpcError(c.call('RepositoryModelLoad', { model_name: 'missing' }));
+    const load = await grpcError(f.client.call('RepositoryModelLoad', { model_name: 'missing' }));
     expect([load.code, load.details]).toEqual([grpc.status.NOT_FOUND, 'Model with name missing does not exist.']);
-    const unload = await grpcError(c.call('RepositoryModelUnload', { model_name: 'missing' }));
+    const unload = await grpcError(f.client.call('RepositoryModelUnload', { model_name: 'missing' }));
     expect([unload.code, unload.details]).toEqual([grpc.status.NOT_FOUND, 'Model with name missing does not exist.']);
-    const unnamed = await grpcError(c.call('RepositoryModelLoad', {}));
+    const unnamed = await grpcError(f.client.call('RepositoryModelLoad', {}));
     expect([unnamed.code, unnamed.details]).toEqual([grpc.status.INVALID_ARGUMENT, "'model_name' must not be empty"]);
   });
 });
 
 describe('health Watch', () => {
   it('streams a model going away and coming back', async () => {
-    const stream = c.healthWatch('spare');
+    const stream = f.client.healthWatch('spare');
     try {
       expect(await nextStatuses(stream, 1)).toEqual(['SERVING']);
       const gone = untilStatus(stream, 'SERVICE_UNKNOWN');
-      await c.call('RepositoryModelUnload', { model_name: 'spare' });
+      await f.client.call('RepositoryModelUnload', { model_name: 'spare' });
       const goneSeen = await gone;
       expect(goneSeen.at(-1)).toBe('SERVICE_UNKNOWN');
       expect(goneSeen.slice(0, -1).every((st) => st === 'NOT_SERVING')).toBe(true);
       const back = untilStatus(stream, 'SERVING');
-      await c.call('RepositoryModelLoad', { model_name: 'spare' });
+      await f.client.call('RepositoryModelLoad', { model_name: 'spare' });
       const backSeen = await back;
       expect(backSeen.at(-1)).toBe('SERVING');
       expect(backSeen.slice(0, -1).every((st) => st === 'NOT_SERVING')).toBe(true);
@@ -177,7 +164,7 @@ describe('server reflection', () => {
     const pkg = grpc.loadPackageDefinition(def) as unknown as {
       grpc: { reflection: { v1: { ServerReflection: new (a: string, c: grpc.ChannelCredentials) => grpc.Client } } };
     };
-    const client = new pkg.grpc.reflection.v1.ServerReflection(t.grpcAddress as string, grpc.credentials.createInsecure());
+    const client = new pkg.grpc.reflection.v1.ServerReflection(f.server.grpcAddress as string, grpc.credentials.createInsecure());
     const call = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Reply> }).ServerReflectionInfo();
     try {
       const reply = new Promise<Reply>((resolve, reject) => {

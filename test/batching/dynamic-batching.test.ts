@@ -3,40 +3,28 @@
  * `dynamic_batching`, concurrent callers over V2 REST, gRPC and V1. Asserts who gets which
  * rows and what /metrics counted, never timings.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GrpcTestClient, grpcClient, grpcError } from '../grpc/client.js';
+import { describe, expect, it } from 'vitest';
+import { grpcError } from '../grpc/client.js';
 import { get, json, post } from '../helpers/http.js';
-import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
+import { useGrpcFixture } from '../helpers/grpc-fixture.js';
 
 const BATCHED = 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 20000 }\n';
 
-let repo: ReturnType<typeof makeRepository>;
-let t: TestServer;
-let c: GrpcTestClient;
 
-beforeAll(async () => {
-  repo = makeRepository({
+const f = useGrpcFixture({
     scale2: { file: 'scale2_fp32', config: BATCHED },
     strings: { file: 'identity_bytes', config: BATCHED },
     plain: 'scale2_fp32',
     // dynamic_batching without a batch dimension is ignored (with a warning).
     nobatch: { file: 'scale2_fp32', config: 'dynamic_batching { }\n' },
   });
-  t = await startServer(['--model_repository', repo.dir], { grpc: true });
-  c = grpcClient(t.grpcAddress as string);
-});
-afterAll(async () => {
-  c?.close();
-  await t?.close();
-  repo?.cleanup();
-});
 
 /** Distinct, exactly representable values per caller. */
 const row = (k: number, n = 3): number[] => Array.from({ length: n }, (_, j) => k + j / 4);
 const doubled = (v: readonly number[]): number[] => v.map((x) => 2 * x);
 
 async function v2(model: string, rows: number[][]): Promise<{ shape: number[]; data: number[] }> {
-  const r = await post(`${t.url}/v2/models/${model}/infer`, {
+  const r = await post(`${f.server.url}/v2/models/${model}/infer`, {
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [rows.length, rows[0]?.length ?? 0], data: rows.flat() }],
   });
   expect(r.status).toBe(200);
@@ -45,7 +33,7 @@ async function v2(model: string, rows: number[][]): Promise<{ shape: number[]; d
 }
 
 async function grpcInfer(model: string, values: number[]): Promise<number[]> {
-  const res = await c.infer({
+  const res = await f.client.infer({
     model_name: model,
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, values.length], contents: { fp32_contents: values } }],
   });
@@ -53,7 +41,7 @@ async function grpcInfer(model: string, values: number[]): Promise<number[]> {
 }
 
 async function v1(model: string, values: number[]): Promise<unknown> {
-  const r = await post(`${t.url}/v1/models/${model}:predict`, { instances: [values] });
+  const r = await post(`${f.server.url}/v1/models/${model}:predict`, { instances: [values] });
   expect(r.status).toBe(200);
   return json(r);
 }
@@ -79,7 +67,7 @@ describe('dynamic batching', () => {
     grpcOut.forEach((o, i) => expect(o).toEqual(doubled(row(1000 + i))));
     v1Out.forEach((o, i) => expect(o).toEqual({ predictions: [doubled(row(2000 + i))] }));
 
-    const metrics = (await get(`${t.url}/metrics`)).text;
+    const metrics = (await get(`${f.server.url}/metrics`)).text;
     const batches = sample(metrics, 'kserve_batch_size_count', { model_name: 'scale2' }) ?? 0;
     const singles = sample(metrics, 'kserve_batch_size_bucket', { model_name: 'scale2', le: '1' }) ?? 0;
     expect(sample(metrics, 'kserve_batch_size_sum', { model_name: 'scale2' })).toBe(96);
@@ -106,7 +94,7 @@ describe('dynamic batching', () => {
   it('isolates a request that makes the batched inference fail: only it gets the error', async () => {
     const good = (i: number) => Buffer.from(`caller ${i}`);
     const call = (value: Buffer) =>
-      c.infer({ model_name: 'strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], contents: { bytes_contents: [value] } }] });
+      f.client.infer({ model_name: 'strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], contents: { bytes_contents: [value] } }] });
     const goods = Array.from({ length: 12 }, (_, i) => call(good(i)));
     // Valid on the wire, but not UTF-8: onnxruntime's string tensors refuse it.
     const bad = grpcError(call(Buffer.from([0xff, 0xfe])));
@@ -120,7 +108,7 @@ describe('dynamic batching', () => {
   it.each(['plain', 'nobatch'])('leaves a model without batching (%s) as before', async (model) => {
     const outs = await Promise.all(Array.from({ length: 32 }, (_, i) => v2(model, [row(i)])));
     outs.forEach((o, i) => expect(o.data).toEqual(doubled(row(i))));
-    const metrics = (await get(`${t.url}/metrics`)).text;
+    const metrics = (await get(`${f.server.url}/metrics`)).text;
     expect(sample(metrics, 'kserve_batch_size_count', { model_name: model })).toBeUndefined();
     expect(sample(metrics, 'kserve_batch_queue_seconds_count', { model_name: model })).toBeUndefined();
   });

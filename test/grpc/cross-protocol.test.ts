@@ -2,24 +2,11 @@
  * The cross-protocol check: one add_sub request over V2 REST JSON, V2 REST with the binary
  * tensor extension, and gRPC with typed and with raw contents gives the same numbers.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
-import { type GrpcTestClient, grpcClient } from './client.js';
+import { expect, it } from 'vitest';
+import { useGrpcFixture } from '../helpers/grpc-fixture.js';
 
-let repo: ReturnType<typeof makeRepository>;
-let t: TestServer;
-let c: GrpcTestClient;
 
-beforeAll(async () => {
-  repo = makeRepository({ add_sub: 'add_sub' });
-  t = await startServer(['--model_repository', repo.dir], { grpc: true });
-  c = grpcClient(t.grpcAddress as string);
-});
-afterAll(async () => {
-  c?.close();
-  await t?.close();
-  repo?.cleanup();
-});
+const f = useGrpcFixture({ add_sub: 'add_sub' });
 
 // Values that are not exact in binary floating point, so any precision loss would show.
 const A = Float32Array.from({ length: 32 }, (_, i) => Math.fround(i * 0.1 - 1.3));
@@ -29,7 +16,7 @@ const SHAPE = [2, 16];
 type Outputs = Record<string, number[]>;
 
 async function restJson(): Promise<Outputs> {
-  const res = await fetch(`${t.url}/v2/models/add_sub/infer`, {
+  const res = await fetch(`${f.server.url}/v2/models/add_sub/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -54,7 +41,7 @@ async function restBinary(): Promise<Outputs> {
       parameters: { binary_data_output: true },
     }),
   );
-  const res = await fetch(`${t.url}/v2/models/add_sub/infer`, {
+  const res = await fetch(`${f.server.url}/v2/models/add_sub/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(header.byteLength) },
     body: Buffer.concat([header, Buffer.from(A.buffer), Buffer.from(B.buffer)]),
@@ -77,7 +64,7 @@ async function restBinary(): Promise<Outputs> {
 }
 
 async function grpcTyped(): Promise<Outputs> {
-  const res = await c.infer({
+  const res = await f.client.infer({
     model_name: 'add_sub',
     inputs: [
       { name: 'INPUT0', datatype: 'FP32', shape: SHAPE, contents: { fp32_contents: Array.from(A) } },
@@ -88,7 +75,7 @@ async function grpcTyped(): Promise<Outputs> {
 }
 
 async function grpcRaw(): Promise<Outputs> {
-  const res = await c.infer({
+  const res = await f.client.infer({
     model_name: 'add_sub',
     inputs: [
       { name: 'INPUT0', datatype: 'FP32', shape: SHAPE },
