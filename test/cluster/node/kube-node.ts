@@ -4,12 +4,12 @@
  * addresses the harness creates (node IP, Service and pod ranges), and diagnostics for a
  * failed test. Tests only ever talk to loopback and to those addresses.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type HelmTools, type KubectlOptions, type KubectlResult, ensureHelmTools, ensureKubeBinaries, runKubectl } from '../../controller/harness/index.js';
+import { type HelmTools, type KubectlOptions, type KubectlResult, ensureHelmTools, ensureKubeBinaries, runKubectl, runProcess } from '../../controller/harness/index.js';
 import { runBinScript } from '../../controller/harness/bin-script.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -87,13 +87,5 @@ export async function useKubeNode(): Promise<KubeNode> {
 }
 
 function run(cmd: string, args: readonly string[], timeoutMs: number): Promise<KubectlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(cmd, args, { timeoutMs });
 }

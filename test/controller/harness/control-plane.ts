@@ -354,10 +354,22 @@ export function runKubectl(
   cacheDir: string,
   opts: KubectlOptions = {},
 ): Promise<KubectlResult> {
+  return runProcess(kubectl, args, { ...opts, env: { ...process.env, KUBECONFIG: '', KUBECACHEDIR: cacheDir } });
+}
+
+/**
+ * Runs a command to completion with `input` on its stdin; resolves with its exit code and
+ * output (never rejects on a non-zero exit), killed with SIGKILL after `timeoutMs` (60 s).
+ */
+export function runProcess(
+  cmd: string,
+  args: readonly string[],
+  opts: KubectlOptions & { env?: NodeJS.ProcessEnv } = {},
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubectl, args, {
+    const child = spawn(cmd, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '', KUBECACHEDIR: cacheDir },
+      env: opts.env ?? process.env,
       timeout: opts.timeoutMs ?? 60_000,
       killSignal: 'SIGKILL',
     });

@@ -8,6 +8,7 @@ export {
   type TestControlPlane,
   removeOrphanedDirs,
   runKubectl,
+  runProcess,
   startControlPlane,
 } from './control-plane.js';
 export { type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
