@@ -120,8 +120,10 @@ async function main() {
   const cli = path.join(ROOT, 'dist/bin/storage-initializer.js');
   const dest = path.join(work, 'models');
   const only = (process.env['BENCH_SERVERS'] ?? 'moto,gofakes3').split(',');
-  const starts: Array<[string, () => Promise<Running>]> = [['moto', () => startMoto(servers.moto)]];
-  if (servers.gofakes3) starts.push(['gofakes3', () => startGofakes3(servers.gofakes3!)]);
+  const starts: Array<[string, () => Promise<Running>]> = [
+    ['moto', () => startMoto(servers.moto)],
+    ['gofakes3', () => startGofakes3(servers.gofakes3)],
+  ];
   const rows: Array<{ server: string; name: string; seconds: number; mibps: number; peakMiB: number }> = [];
   try {
     for (const [serverName, start] of starts.filter(([n]) => only.includes(n))) {

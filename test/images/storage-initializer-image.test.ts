@@ -45,7 +45,6 @@ beforeAll(async () => {
   await requireImage(IMAGE);
   const servers = installServers();
   moto = await startMoto(servers.moto);
-  if (servers.fakeGcs === null) throw new Error('fake-gcs-server is missing: scripts/storage-test-servers.sh builds it');
   const gcsData = tempDir('si-image-gcs-');
   dirs.push(gcsData);
   mkdirSync(path.join(gcsData, 'models', 'flowers', 'sub'), { recursive: true });

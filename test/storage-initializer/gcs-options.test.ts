@@ -14,7 +14,7 @@ import { cleanup, installServers, runSi, startFakeGcs, startProxy, tempDir, type
 
 const servers = installServers();
 
-describe.skipIf(servers.fakeGcs === null)('storage-initializer gs:// credentials', () => {
+describe('storage-initializer gs:// credentials', () => {
   let gcs: Running;
   const dirs: string[] = [];
   const stops: Array<() => Promise<void>> = [];
@@ -31,7 +31,7 @@ describe.skipIf(servers.fakeGcs === null)('storage-initializer gs:// credentials
     dirs.push(data);
     mkdirSync(path.join(data, 'models', 'm'), { recursive: true });
     writeFileSync(path.join(data, 'models', 'm', 'a.onnx'), 'onnx-bytes');
-    gcs = await startFakeGcs(servers.fakeGcs!, data);
+    gcs = await startFakeGcs(servers.fakeGcs, data);
     stops.push(gcs.stop);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();

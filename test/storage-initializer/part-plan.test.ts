@@ -42,11 +42,9 @@ describe('the engine plans parts from the first part', () => {
     const moto = await startMoto(servers.moto);
     stops.push(moto.stop);
     targets.push({ name: 'moto', server: moto });
-    if (servers.gofakes3) {
-      const g = await startGofakes3(servers.gofakes3);
-      stops.push(g.stop);
-      targets.push({ name: 'gofakes3', server: g });
-    }
+    const g = await startGofakes3(servers.gofakes3);
+    stops.push(g.stop);
+    targets.push({ name: 'gofakes3', server: g });
     for (const { server } of targets) {
       const s3 = new S3Client({ endpoint: server.url, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
       await s3.send(new CreateBucketCommand({ Bucket: 'models' }));
