@@ -9,6 +9,7 @@
 
 /** gRPC status codes used here (numeric values from the gRPC spec; no grpc import in protocols). */
 export const GrpcCode = {
+  CANCELLED: 1,
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   RESOURCE_EXHAUSTED: 8,
@@ -37,6 +38,12 @@ const KINDS = {
   /** The server holds its maximum of request bytes; retry later (REST adds Retry-After). */
   ServerBusy: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
+  /**
+   * The client went away (closed the connection, cancelled the call, or its gRPC deadline
+   * passed) before its inference ran: the queued work is dropped. Nobody reads the answer;
+   * 499 is the status proxies log for it.
+   */
+  Cancelled: { http: 499, grpc: GrpcCode.CANCELLED },
   InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
   Internal: { http: 500, grpc: GrpcCode.INTERNAL },
 } as const satisfies Record<string, KindSpec>;
@@ -88,6 +95,7 @@ export const errors = {
   serverBusy: (detail: string) => new KServeError('ServerBusy', `Server is busy: ${detail}; retry later.`),
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
+  cancelled: (name: string) => new KServeError('Cancelled', `Request for model ${name} was cancelled by the client before it ran.`),
   routeNotFound: (method: string, path: string) =>
     new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
   methodNotAllowed: (method: string, path: string, allow: string) =>

@@ -49,6 +49,12 @@ export interface InferContext {
   readonly responseHeaders: Record<string, string>;
   /** Response-level parameters the instance sets (an SDK InferResponse's); sent by V2 REST and gRPC. */
   responseParameters?: Parameters | undefined;
+  /**
+   * Aborted when the client goes away (REST connection closed, gRPC call cancelled or past
+   * its deadline). Instances that queue work drop it if it has not started (rejecting with
+   * the Cancelled kind); work already running finishes and its answer is discarded.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface ModelInstance {

@@ -68,7 +68,7 @@ export class InferenceScope {
    * buffers may be detached by the backend: callers must not read them afterwards. Outputs
    * come back filtered and ordered as requested.
    */
-  async infer(request: InferRequest, headers: Readonly<Record<string, string>> = {}): Promise<InferResponse> {
+  async infer(request: InferRequest, headers: Readonly<Record<string, string>> = {}, signal?: AbortSignal): Promise<InferResponse> {
     const { name } = this.model;
     const served = this.#lease.served;
     const sig = signatureOf(this.model, request.parameters);
@@ -76,7 +76,7 @@ export class InferenceScope {
     // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
     const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.io.outputs;
     const start = performance.now();
-    const context: InferContext = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
+    const context: InferContext = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders, signal };
     const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name, context);
     this.#metrics.observe('predict', name, since(start));
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);

@@ -46,16 +46,32 @@ export async function serveJobs<L, J, R>(load: (warnings: string[]) => Promise<L
     return;
   }
   let queue: Promise<void> = Promise.resolve();
+  // Ids of queued jobs whose callers went away. Cancel messages are handled between jobs
+  // (each run yields to this thread's event loop), so a job not started yet is skipped.
+  // Ids grow and jobs start in id order, so a cancel for an id at or below the last one
+  // started came too late and is dropped: the set only ever holds jobs still to come.
+  const cancelled = new Set<number>();
+  const started = { last: 0 };
   port.on('message', (msg: ToWorker<J>) => {
     if (msg.op === 'close') {
       queue = queue.then(() => runner.close()).finally(() => port.close());
       return;
     }
-    queue = queue.then(() => runJobs(runner, msg.jobs, post));
+    if (msg.op === 'cancel') {
+      for (const id of msg.ids) if (id > started.last) cancelled.add(id);
+      return;
+    }
+    queue = queue.then(() => runJobs(runner, msg.jobs, post, cancelled, started));
   });
 }
 
-async function runJobs<L, J, R>(runner: JobRunner<J, R>, jobs: ReadonlyArray<RunJob<J>>, post: Post<L, R>): Promise<void> {
+async function runJobs<L, J, R>(
+  runner: JobRunner<J, R>,
+  jobs: ReadonlyArray<RunJob<J>>,
+  post: Post<L, R>,
+  cancelled: Set<number>,
+  started: { last: number },
+): Promise<void> {
   let results: Array<JobResult<R>> = [];
   let transfer = new Set<ArrayBuffer>();
   let since = performance.now();
@@ -72,6 +88,12 @@ async function runJobs<L, J, R>(runner: JobRunner<J, R>, jobs: ReadonlyArray<Run
     since = performance.now();
   };
   for (const { id, job } of jobs) {
+    started.last = id;
+    if (cancelled.delete(id)) {
+      // The main thread already answered the caller; the id only keeps the envelope whole.
+      results.push({ id, error: toWireError(new Error('cancelled before it ran'), 'Cancelled') });
+      continue;
+    }
     try {
       results.push({ id, result: await runner.run(job, transfer) });
     } catch (e) {

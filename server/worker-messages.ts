@@ -18,7 +18,11 @@ export interface RunJob<J> {
 /** A failed job carries its catalogue kind, so a bad input found in a worker is a 400 as on the main thread. */
 export type JobResult<R> = { readonly id: number; readonly result: R } | { readonly id: number; readonly error: WireError };
 
-export type ToWorker<J> = { readonly op: 'run'; readonly jobs: Array<RunJob<J>> } | { readonly op: 'close' };
+/** `cancel`: jobs whose callers went away; those not started yet are skipped. */
+export type ToWorker<J> =
+  | { readonly op: 'run'; readonly jobs: Array<RunJob<J>> }
+  | { readonly op: 'cancel'; readonly ids: number[] }
+  | { readonly op: 'close' };
 
 export type FromWorker<L, R> =
   | { readonly op: 'loaded'; readonly loaded: L; readonly warnings: string[] }

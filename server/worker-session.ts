@@ -91,12 +91,28 @@ export class WorkerSession<J, R> {
     }
   }
 
-  /** Queues one job; `transfer` lists the buffers of `job` to move rather than copy. */
-  run(job: J, transfer: readonly ArrayBuffer[] = []): Promise<R> {
+  /**
+   * Queues one job; `transfer` lists the buffers of `job` to move rather than copy. When
+   * `signal` aborts before the job has started, the job is dropped (from this turn's batch,
+   * or in the worker through a cancel message) and the promise rejects with the Cancelled
+   * kind at once; a job already running finishes in the worker and its result is discarded.
+   */
+  run(job: J, transfer: readonly ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
     if (this.#dead !== undefined) return Promise.reject(errors.internal(`model worker is gone: ${this.#dead.message}`));
+    if (signal?.aborted === true) return Promise.reject(errors.cancelled(this.#options.modelName));
     const id = this.#nextId++;
     return new Promise<R>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      if (signal !== undefined) {
+        const onAbort = (): void => this.#cancel(id);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settle = <A>(fn: (a: A) => void) => (a: A): void => {
+          signal.removeEventListener('abort', onAbort);
+          fn(a);
+        };
+        this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      } else {
+        this.#pending.set(id, { resolve, reject });
+      }
       this.#batch.push({ id, job });
       for (const b of transfer) this.#batchTransfer.push(b);
       if (!this.#flushScheduled) {
@@ -104,6 +120,19 @@ export class WorkerSession<J, R> {
         setImmediate(() => this.#flush());
       }
     });
+  }
+
+  /** Answers job `id` as cancelled now and makes sure it never starts. */
+  #cancel(id: number): void {
+    const p = this.#pending.get(id);
+    if (p === undefined) return;
+    this.#pending.delete(id);
+    const queued = this.#batch.findIndex((j) => j.id === id);
+    // Still in this turn's batch: it never leaves the main thread (its buffers stay listed for
+    // transfer with the batch, which is harmless).
+    if (queued >= 0) this.#batch.splice(queued, 1);
+    else if (this.#dead === undefined) this.#worker.postMessage({ op: 'cancel', ids: [id] } satisfies ToWorker<J>);
+    p.reject(errors.cancelled(this.#options.modelName));
   }
 
   /** Sends every job queued during this event-loop turn in one message. */

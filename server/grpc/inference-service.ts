@@ -80,6 +80,13 @@ export function inferenceService(
     if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', httpStatus);
   }
 
+  /** Aborts when the call is cancelled by the client or passes its deadline (grpc-js emits 'cancelled' for both). */
+  function callGone(call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): AbortSignal {
+    const controller = new AbortController();
+    call.once('cancelled', () => controller.abort());
+    return controller.signal;
+  }
+
   async function modelInfer(req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
@@ -87,7 +94,7 @@ export function inferenceService(
       let bytes: Buffer;
       try {
         const decoded = scope.decode(() => decodeGrpcInferRequest(req, decodeLimits));
-        const response = await scope.infer(decoded.request, metadataHeaders(call.metadata));
+        const response = await scope.infer(decoded.request, metadataHeaders(call.metadata), callGone(call));
         bytes = scope.encode(() => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)));
         sendModelMetadata(call, scope.responseHeaders);
       } finally {

@@ -4,6 +4,7 @@ import { v1DialectFor } from '../../protocols/v1/dialects.js';
 import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
+import { clientGone } from './client-gone.js';
 import type { InferenceScope } from '../inference-scope.js';
 import type { HttpContext } from './context.js';
 import { requestHeaders, sendModelHeaders } from './model-headers.js';
@@ -31,7 +32,7 @@ export function v1Routes(ctx: HttpContext) {
     const scope = dataplane.open(name, undefined);
     try {
       const { dialect, decoded } = decodeBody(req, scope);
-      const response = await scope.infer(decoded.request, requestHeaders(req.headers));
+      const response = await scope.infer(decoded.request, requestHeaders(req.headers), clientGone(reply));
       const body = scope.encode(() => dialect.encode(response, decoded));
       sendModelHeaders(reply, scope.responseHeaders);
       return reply.type('application/json').send(body);

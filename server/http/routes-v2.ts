@@ -5,6 +5,7 @@ import type { ModelMetadata } from '../../protocols/tensor.js';
 import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from '../../protocols/v2/rest-request.js';
 import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
 import { bodyBytes } from './body-parsers.js';
+import { clientGone } from './client-gone.js';
 import type { HttpContext } from './context.js';
 import { requestHeaders, sendModelHeaders } from './model-headers.js';
 import { docs, modelParams, versionParams } from './schemas.js';
@@ -33,7 +34,7 @@ export function v2Routes(ctx: HttpContext) {
         const body = bodyBytes(req.body);
         return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength), ctx.limits?.decode);
       });
-      const response = await scope.infer(request, requestHeaders(req.headers));
+      const response = await scope.infer(request, requestHeaders(req.headers), clientGone(reply));
       const encoded = scope.encode(() => encodeRestInferResponse(response, request));
       sendModelHeaders(reply, scope.responseHeaders);
       if (encoded.headerLength !== undefined) {

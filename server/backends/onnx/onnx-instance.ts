@@ -10,7 +10,7 @@
 import { type NumericArray, type TensorData, isDatatype } from '../../../protocols/datatypes.js';
 import { errors } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
+import type { InferContext, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
@@ -156,8 +156,8 @@ export class OnnxInstance implements ModelInstance {
     return instance;
   }
 
-  /** ONNX models have no signatures, so there is none to look up. */
-  async infer(inputs: readonly Tensor[], outputNames: readonly string[]): Promise<Tensor[]> {
+  /** ONNX models have no signatures, so there is none to look up. A client gone before its job starts drops it. */
+  async infer(inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string, context?: InferContext): Promise<Tensor[]> {
     const inline = this.#inline;
     if (inline !== undefined && fitsInline(inputs, inline.maxElements)) {
       const feeds = inputs.map((t): WireTensor => ({ name: t.name, type: ortFromV2(t.datatype), dims: t.shape, data: t.data as NumericArray }));
@@ -165,7 +165,7 @@ export class OnnxInstance implements ModelInstance {
       return outputs.map(fromWire);
     }
     const { feeds, transfer } = toWire(inputs);
-    const outputs = await this.#session.run({ feeds, fetches: outputNames }, transfer);
+    const outputs = await this.#session.run({ feeds, fetches: outputNames }, transfer, context?.signal);
     return outputs.map(fromWire);
   }
 

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Datatype } from '../../../protocols/datatypes.js';
 import { KServeError, errors } from '../../../protocols/errors.js';
 import type { SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { ModelInstance } from '../../backend.js';
+import type { InferContext, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { TfJob, TfLoaded, WireSpec, WireTensor, WorkerSettings } from './tf-messages.js';
@@ -112,14 +112,14 @@ export class TfInstance implements ModelInstance {
     return { job, transfer };
   }
 
-  async infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]> {
+  async infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]> {
     let planned: { job: TfJob; transfer: ArrayBuffer[] };
     try {
       planned = this.#job(inputs, outputNames, signature);
     } catch (e) {
       throw e instanceof KServeError ? e : errors.invalidInput((e as Error).message);
     }
-    const outputs = await this.#session.run(planned.job, planned.transfer);
+    const outputs = await this.#session.run(planned.job, planned.transfer, context?.signal);
     return outputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.dims, data: t.data }));
   }
 
