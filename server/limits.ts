@@ -23,6 +23,8 @@ export interface ServerLimits {
   readonly keepAliveTimeoutMs: number;
   /** REST connections open at once; beyond it the oldest connection with no request in progress is closed. */
   readonly maxConnections: number;
+  /** gRPC connections open at once; beyond it the oldest connection with no call in progress is closed. */
+  readonly grpcMaxConnections: number;
   /** Concurrent gRPC streams (calls) per connection. */
   readonly grpcMaxConcurrentStreams: number;
   /** A gRPC connection with no call for this long is closed (ms; GOAWAY). */
@@ -55,6 +57,7 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole REST request, body included (seconds); then 408' },
   { name: 'timeout_keep_alive', dflt: '5', help: 'idle keep-alive REST connections close after this long (seconds; KServe flag)' },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
+  { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
   { name: 'grpc_max_concurrent_streams', dflt: '256', help: 'concurrent gRPC calls per connection (HTTP/2 SETTINGS); beyond it the client queues or gets REFUSED_STREAM' },
   { name: 'grpc_max_connection_idle_seconds', dflt: '300', help: 'a gRPC connection without calls for this long is closed with GOAWAY (seconds; 0 = never)' },
   { name: 'max_queued_requests', dflt: '1024', help: 'requests one model may hold queued or running; beyond it 503 with Retry-After / gRPC UNAVAILABLE (0 = no limit)' },
@@ -76,6 +79,7 @@ export function limitsFrom(int: (name: string) => number): ServerLimits {
     requestTimeoutMs: seconds('request_timeout_seconds'),
     keepAliveTimeoutMs: seconds('timeout_keep_alive'),
     maxConnections: int('max_connections'),
+    grpcMaxConnections: int('grpc_max_connections'),
     grpcMaxConcurrentStreams: int('grpc_max_concurrent_streams'),
     grpcMaxConnectionIdleMs: seconds('grpc_max_connection_idle_seconds'),
     maxQueuedRequests: int('max_queued_requests'),

@@ -6,6 +6,7 @@
  * grpc-js has no server option for them, so they are set on its http2 server settings
  * (before bind) and on each new session (after bind). Both are feature-detected: if a
  * grpc-js release moves these internals, the defaults stay and nothing else changes.
+ * newHttp2Servers is also how the connection limit (connection-limit.ts) reaches sessions.
  */
 import type { Http2Server, ServerHttp2Session, Settings } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';
@@ -21,7 +22,20 @@ interface GrpcServerInternals {
   http2Servers?: Map<Http2Server, unknown>;
 }
 
-const widened = new WeakSet<Http2Server>();
+const seen = new WeakSet<Http2Server>();
+
+/**
+ * The node:http2 servers grpc-js created for its bound ports that have not been returned
+ * before: call after each bind to set up per-session behaviour once per server. Empty if a
+ * grpc-js release moves this internal.
+ */
+export function newHttp2Servers(server: Server): Http2Server[] {
+  const servers = (server as unknown as GrpcServerInternals).http2Servers;
+  if (!(servers instanceof Map)) return [];
+  const fresh = [...servers.keys()].filter((h2) => !seen.has(h2));
+  for (const h2 of fresh) seen.add(h2);
+  return fresh;
+}
 
 /** Call before bindAsync: the per-stream window every new connection advertises. */
 export function widenReceiveWindows(server: Server): void {
@@ -30,19 +44,13 @@ export function widenReceiveWindows(server: Server): void {
   common.settings = { ...common.settings, initialWindowSize: STREAM_WINDOW };
 }
 
-/** Call after each bind: the connection-level window of every new session. */
-export function widenSessionWindows(server: Server): void {
-  const servers = (server as unknown as GrpcServerInternals).http2Servers;
-  if (!(servers instanceof Map)) return;
-  for (const h2 of servers.keys()) {
-    if (widened.has(h2)) continue;
-    widened.add(h2);
-    h2.on('session', (session: ServerHttp2Session) => {
-      try {
-        session.setLocalWindowSize(CONNECTION_WINDOW);
-      } catch {
-        // A session that is already closing keeps its default window.
-      }
-    });
-  }
+/** The connection-level window of every new session on `h2` (see newHttp2Servers). */
+export function widenSessionWindows(h2: Http2Server): void {
+  h2.on('session', (session: ServerHttp2Session) => {
+    try {
+      session.setLocalWindowSize(CONNECTION_WINDOW);
+    } catch {
+      // A session that is already closing keeps its default window.
+    }
+  });
 }

@@ -10,7 +10,8 @@ import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../..
 import type { DataPlane } from '../dataplane.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
-import { widenReceiveWindows, widenSessionWindows } from './flow-control.js';
+import { limitSessions } from './connection-limit.js';
+import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
 import { addReflection } from './reflection.js';
@@ -108,7 +109,10 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
         server.bindAsync(hostPort(host, port), grpc.ServerCredentials.createInsecure(), (err, bound) => {
           if (err) reject(err);
           else {
-            widenSessionWindows(server);
+            for (const h2 of newHttp2Servers(server)) {
+              widenSessionWindows(h2);
+              limitSessions(h2, limits.grpcMaxConnections);
+            }
             resolve(bound);
           }
         });
