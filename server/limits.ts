@@ -25,6 +25,8 @@ export interface ServerLimits {
   readonly maxConnections: number;
   /** gRPC connections open at once; beyond it the oldest connection with no call in progress is closed. */
   readonly grpcMaxConnections: number;
+  /** gRPC request bytes held at once over all calls; a call that would pass it is reset (RESOURCE_EXHAUSTED). 0 = no limit. */
+  readonly grpcMaxInflightMessageBytes: number;
   /** Concurrent gRPC streams (calls) per connection. */
   readonly grpcMaxConcurrentStreams: number;
   /** A gRPC connection with no call for this long is closed (ms; GOAWAY). */
@@ -58,6 +60,7 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'timeout_keep_alive', dflt: '5', help: 'idle keep-alive REST connections close after this long (seconds; KServe flag)' },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
   { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
+  { name: 'grpc_max_inflight_message_bytes', dflt: String(1024 * MiB), help: 'gRPC request bytes the server holds at once over all calls; a call past it is reset, RESOURCE_EXHAUSTED (0 = no limit)' },
   { name: 'grpc_max_concurrent_streams', dflt: '256', help: 'concurrent gRPC calls per connection (HTTP/2 SETTINGS); beyond it the client queues or gets REFUSED_STREAM' },
   { name: 'grpc_max_connection_idle_seconds', dflt: '300', help: 'a gRPC connection without calls for this long is closed with GOAWAY (seconds; 0 = never)' },
   { name: 'max_queued_requests', dflt: '1024', help: 'requests one model may hold queued or running; beyond it 503 with Retry-After / gRPC UNAVAILABLE (0 = no limit)' },
@@ -80,6 +83,7 @@ export function limitsFrom(int: (name: string) => number): ServerLimits {
     keepAliveTimeoutMs: seconds('timeout_keep_alive'),
     maxConnections: int('max_connections'),
     grpcMaxConnections: int('grpc_max_connections'),
+    grpcMaxInflightMessageBytes: int('grpc_max_inflight_message_bytes'),
     grpcMaxConcurrentStreams: int('grpc_max_concurrent_streams'),
     grpcMaxConnectionIdleMs: seconds('grpc_max_connection_idle_seconds'),
     maxQueuedRequests: int('max_queued_requests'),

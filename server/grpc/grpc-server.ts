@@ -11,6 +11,7 @@ import type { DataPlane } from '../dataplane.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
 import { limitSessions } from './connection-limit.js';
+import { messageBudget } from './message-budget.js';
 import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
@@ -101,6 +102,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
   addReflection(server, definition);
 
+  const budget = messageBudget(limits.grpcMaxInflightMessageBytes);
   let closing: Promise<void> | undefined;
   return {
     health,
@@ -112,6 +114,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
             for (const h2 of newHttp2Servers(server)) {
               widenSessionWindows(h2);
               limitSessions(h2, limits.grpcMaxConnections);
+              budget.watch(h2);
             }
             resolve(bound);
           }
