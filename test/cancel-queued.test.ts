@@ -46,7 +46,11 @@ const cancelledCount = (m: string) =>
   metricValue(m, 'kserve_inference_requests_total', { model_name: 'slow', protocol: 'grpc', status_code: '499' }) ?? 0;
 
 beforeAll(async () => {
-  repo = makeRepository({ slow: 'slow_matmul' });
+  repo = makeRepository({
+    slow: 'slow_matmul',
+    // A long batching window: requests wait in the batcher, not in the worker.
+    batched: { file: 'scale2_fp32', config: 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 600000 }\n' },
+  });
   t = await startServer(['--model_repository', repo.dir, '--grpc_max_receive_message_length', String(128 << 20), '--grpc_max_send_message_length', String(128 << 20)], { grpc: true });
   c = grpcClient(t.grpcAddress as string, { 'grpc.max_send_message_length': 128 << 20, 'grpc.max_receive_message_length': 128 << 20 });
   // Size the blocking inference from a warm-up so it outlasts the deadlines below many times over.
@@ -96,4 +100,23 @@ describe('queued work of clients that went away', () => {
     // No response goes to a client that is gone, so REST has no 499 to count; nothing ran.
     expect(predictCount(after) - predictCount(before)).toBe(2);
   }, 120_000);
+
+  it('a REST request whose client closed the connection while it waited for its batch is left out of the batch', async () => {
+    const before = await metrics();
+    const rowsOf = (m: string) => metricValue(m, 'kserve_batch_size_sum', { model_name: 'batched' }) ?? 0;
+    const body = (v: number) => JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: [v, v] }] });
+    const post = (v: number, signal?: AbortSignal) =>
+      fetch(`${t.url}/v2/models/batched/infer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(v), ...(signal ? { signal } : {}) });
+    const kept = post(1);
+    const ac = new AbortController();
+    const dropped = post(2, ac.signal).then(() => 'answered', (e: Error) => e.name);
+    setTimeout(() => ac.abort(), 100);
+    expect(await dropped).toBe('AbortError');
+    const r = await kept;
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data).toEqual([2, 2]);
+    const after = await metrics();
+    // One batch ran, with the kept request's row only.
+    expect(rowsOf(after) - rowsOf(before)).toBe(1);
+  }, 60_000);
 });

@@ -21,7 +21,7 @@
  */
 import { errors } from '../../protocols/errors.js';
 import type { SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
-import type { ModelInstance } from '../backend.js';
+import type { InferContext, ModelInstance } from '../backend.js';
 import { BatchQueue } from './batch-queue.js';
 import { batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
 
@@ -45,6 +45,8 @@ interface Pending {
   readonly signature: string | undefined;
   readonly rows: number;
   readonly queuedAt: number;
+  /** The request's context: its signal drops it from the batch if its client goes away first. */
+  readonly context: InferContext | undefined;
   resolve(outputs: Tensor[]): void;
   reject(err: unknown): void;
 }
@@ -80,19 +82,34 @@ export class BatchingInstance implements ModelInstance {
     return this.#inner.signatures;
   }
 
-  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string): Promise<Tensor[]> {
+  /**
+   * A request whose client goes away while it waits for its batch is answered Cancelled at
+   * once and left out when the batch runs; once its batch runs it finishes with it.
+   */
+  infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]> {
     const rows = batchRows(inputs);
     if (rows === undefined || rows < 1 || rows > this.#opts.maxBatchSize) {
       this.#opts.observer?.batchSize(rows ?? 1);
-      return this.#inner.infer(inputs, outputNames, signature);
+      return this.#inner.infer(inputs, outputNames, signature, context);
     }
+    const signal = context?.signal;
+    if (signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
     return new Promise<Tensor[]>((resolve, reject) => {
-      const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), resolve, reject };
+      const onAbort = (): void => reject(errors.cancelled(this.#opts.modelName));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const settled = <A>(fn: (a: A) => void) => (a: A): void => {
+        signal?.removeEventListener('abort', onAbort);
+        fn(a);
+      };
+      const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), context, resolve: settled(resolve), reject: settled(reject) };
       this.#queue.push(batchKey(inputs, outputNames, signature), rows, pending);
     });
   }
 
-  async #runBatch(items: Pending[]): Promise<void> {
+  async #runBatch(queued: Pending[]): Promise<void> {
+    // Requests whose clients went away were answered already: they do not run.
+    const items = queued.filter((p) => p.context?.signal?.aborted !== true);
+    if (items.length === 0) return;
     const now = performance.now();
     for (const p of items) this.#opts.observer?.queueSeconds((now - p.queuedAt) / 1000);
     const first = items[0] as Pending;
@@ -122,7 +139,7 @@ export class BatchingInstance implements ModelInstance {
   /** Runs one request alone and settles it; never rejects, even if the inner call throws synchronously. */
   #solo(p: Pending): Promise<void> {
     return Promise.resolve()
-      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.signature))
+      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.signature, p.context))
       .then(p.resolve, p.reject);
   }
 
