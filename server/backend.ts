@@ -13,6 +13,7 @@
  * must not read the inputs after calling it. Returned outputs belong to the caller.
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
+import type { ClientSignal } from './client-signal.js';
 import type { Logger } from 'pino';
 import type { FlagSpec, Flags } from '../cli/flags.js';
 import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
@@ -54,7 +55,7 @@ export interface InferContext {
    * its deadline). Instances that queue work drop it if it has not started (rejecting with
    * the Cancelled kind); work already running finishes and its answer is discarded.
    */
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: ClientSignal | undefined;
 }
 
 export interface ModelInstance {

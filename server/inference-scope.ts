@@ -15,6 +15,7 @@
  * - Headers: `infer` takes the request's headers (REST) or metadata (gRPC); what the model
  *   sets for the response (SDK models) is in `responseHeaders` once `infer` resolved.
  */
+import type { ClientSignal } from './client-signal.js';
 import { randomUUID } from 'node:crypto';
 import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
 import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../protocols/tensor.js';
@@ -68,7 +69,7 @@ export class InferenceScope {
    * buffers may be detached by the backend: callers must not read them afterwards. Outputs
    * come back filtered and ordered as requested.
    */
-  async infer(request: InferRequest, headers: Readonly<Record<string, string>> = {}, signal?: AbortSignal): Promise<InferResponse> {
+  async infer(request: InferRequest, headers: Readonly<Record<string, string>> = {}, signal?: ClientSignal): Promise<InferResponse> {
     const { name } = this.model;
     const served = this.#lease.served;
     const sig = signatureOf(this.model, request.parameters);

@@ -18,6 +18,7 @@
  *   not ask for), every pending job rejects with an internal error, later calls to `run`
  *   reject at once, and the `onFailure` listeners are called once. `unload` is not a failure.
  */
+import type { ClientSignal } from './client-signal.js';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isDetachable } from '../protocols/buffer-ownership.js';
@@ -36,10 +37,13 @@ export interface WorkerSessionOptions {
 
 /** How long `unload` waits for the worker to close before terminating it (ms). */
 const CLOSE_TIMEOUT_MS = 5000;
+/** How often jobs waiting for the worker are checked for clients that went away (ms). */
+export const CANCEL_POLL_MS = 20;
 
 interface Pending<R> {
   resolve(result: R): void;
   reject(err: Error): void;
+  readonly signal: ClientSignal | undefined;
 }
 
 export class WorkerSession<J, R> {
@@ -53,6 +57,7 @@ export class WorkerSession<J, R> {
   #batch: Array<RunJob<J>> = [];
   #batchTransfer: ArrayBuffer[] = [];
   #flushScheduled = false;
+  #cancelPoll: NodeJS.Timeout | undefined;
 
   /** Takes over a freshly spawned worker; call `ready` before `run`. */
   constructor(worker: Worker, options: WorkerSessionOptions) {
@@ -93,26 +98,18 @@ export class WorkerSession<J, R> {
 
   /**
    * Queues one job; `transfer` lists the buffers of `job` to move rather than copy. When
-   * `signal` aborts before the job has started, the job is dropped (from this turn's batch,
-   * or in the worker through a cancel message) and the promise rejects with the Cancelled
-   * kind at once; a job already running finishes in the worker and its result is discarded.
+   * `signal` reports its client gone before the job has started (checked every
+   * CANCEL_POLL_MS while jobs wait), the job is dropped (from this turn's batch, or in the
+   * worker through a cancel message) and the promise rejects with the Cancelled kind; a job
+   * already running finishes in the worker and its result is discarded.
    */
-  run(job: J, transfer: readonly ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
+  run(job: J, transfer: readonly ArrayBuffer[] = [], signal?: ClientSignal): Promise<R> {
     if (this.#dead !== undefined) return Promise.reject(errors.internal(`model worker is gone: ${this.#dead.message}`));
     if (signal?.aborted === true) return Promise.reject(errors.cancelled(this.#options.modelName));
     const id = this.#nextId++;
     return new Promise<R>((resolve, reject) => {
-      if (signal !== undefined) {
-        const onAbort = (): void => this.#cancel(id);
-        signal.addEventListener('abort', onAbort, { once: true });
-        const settle = <A>(fn: (a: A) => void) => (a: A): void => {
-          signal.removeEventListener('abort', onAbort);
-          fn(a);
-        };
-        this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      } else {
-        this.#pending.set(id, { resolve, reject });
-      }
+      this.#pending.set(id, { resolve, reject, signal });
+      if (signal !== undefined) this.#pollCancels();
       this.#batch.push({ id, job });
       for (const b of transfer) this.#batchTransfer.push(b);
       if (!this.#flushScheduled) {
@@ -120,6 +117,23 @@ export class WorkerSession<J, R> {
         setImmediate(() => this.#flush());
       }
     });
+  }
+
+  /** Checks the waiting jobs for clients that went away, while any job with a signal waits. */
+  #pollCancels(): void {
+    if (this.#cancelPoll !== undefined) return;
+    this.#cancelPoll = setTimeout(() => {
+      this.#cancelPoll = undefined;
+      let watching = false;
+      for (const [id, p] of this.#pending) {
+        if (p.signal === undefined) continue;
+        if (p.signal.aborted) this.#cancel(id);
+        else watching = true;
+      }
+      if (watching) this.#pollCancels();
+    }, CANCEL_POLL_MS);
+    // Never keeps the process alive on its own.
+    this.#cancelPoll.unref();
   }
 
   /** Answers job `id` as cancelled now and makes sure it never starts. */

@@ -51,7 +51,8 @@ beforeAll(async () => {
     // A long batching window: requests wait in the batcher, not in the worker.
     batched: { file: 'scale2_fp32', config: 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 600000 }\n' },
   });
-  t = await startServer(['--model_repository', repo.dir, '--grpc_max_receive_message_length', String(128 << 20), '--grpc_max_send_message_length', String(128 << 20)], { grpc: true });
+  // Every request through the worker queue: a 1-row slow_matmul can qualify for the main-thread path on a quiet machine.
+  t = await startServer(['--model_repository', repo.dir, '--inline_max_us', '0', '--grpc_max_receive_message_length', String(128 << 20), '--grpc_max_send_message_length', String(128 << 20)], { grpc: true });
   c = grpcClient(t.grpcAddress as string, { 'grpc.max_send_message_length': 128 << 20, 'grpc.max_receive_message_length': 128 << 20 });
   // Size the blocking inference from a warm-up so it outlasts the deadlines below many times over.
   const start = performance.now();

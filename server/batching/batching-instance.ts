@@ -83,8 +83,8 @@ export class BatchingInstance implements ModelInstance {
   }
 
   /**
-   * A request whose client goes away while it waits for its batch is answered Cancelled at
-   * once and left out when the batch runs; once its batch runs it finishes with it.
+   * A request whose client went away while it waited for its batch is answered Cancelled and
+   * left out when the batch runs; once its batch runs it finishes with it.
    */
   infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]> {
     const rows = batchRows(inputs);
@@ -92,23 +92,20 @@ export class BatchingInstance implements ModelInstance {
       this.#opts.observer?.batchSize(rows ?? 1);
       return this.#inner.infer(inputs, outputNames, signature, context);
     }
-    const signal = context?.signal;
-    if (signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
+    if (context?.signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
     return new Promise<Tensor[]>((resolve, reject) => {
-      const onAbort = (): void => reject(errors.cancelled(this.#opts.modelName));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const settled = <A>(fn: (a: A) => void) => (a: A): void => {
-        signal?.removeEventListener('abort', onAbort);
-        fn(a);
-      };
-      const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), context, resolve: settled(resolve), reject: settled(reject) };
+      const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), context, resolve, reject };
       this.#queue.push(batchKey(inputs, outputNames, signature), rows, pending);
     });
   }
 
   async #runBatch(queued: Pending[]): Promise<void> {
-    // Requests whose clients went away were answered already: they do not run.
-    const items = queued.filter((p) => p.context?.signal?.aborted !== true);
+    // Requests whose clients went away do not run.
+    const items: Pending[] = [];
+    for (const p of queued) {
+      if (p.context?.signal?.aborted === true) p.reject(errors.cancelled(this.#opts.modelName));
+      else items.push(p);
+    }
     if (items.length === 0) return;
     const now = performance.now();
     for (const p of items) this.#opts.observer?.queueSeconds((now - p.queuedAt) / 1000);

@@ -8,6 +8,7 @@
  * RESOURCE_EXHAUSTED and counted; grpc-server.ts makes the transport pass such
  * pre-encoded buffers through unchanged.
  */
+import type { ClientSignal } from '../client-signal.js';
 import { Metadata, type ServerUnaryCall, type UntypedServiceImplementation, type handleUnaryCall } from '@grpc/grpc-js';
 import { errors, toKServeError } from '../../protocols/errors.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
@@ -50,6 +51,15 @@ function requireModelName(name: string | undefined): string {
   return name;
 }
 
+/** A call's ClientSignal (a class: an object literal with a getter is built on V8's slow path). */
+class CallSignal implements ClientSignal {
+  constructor(private readonly call: { readonly cancelled: boolean }) {}
+
+  get aborted(): boolean {
+    return this.call.cancelled;
+  }
+}
+
 export function inferenceService(
   ctx: GrpcContext,
   encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer,
@@ -80,11 +90,9 @@ export function inferenceService(
     if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', httpStatus);
   }
 
-  /** Aborts when the call is cancelled by the client or passes its deadline (grpc-js emits 'cancelled' for both). */
-  function callGone(call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): AbortSignal {
-    const controller = new AbortController();
-    call.once('cancelled', () => controller.abort());
-    return controller.signal;
+  /** Gone when the call is cancelled by the client or passes its deadline (grpc-js emits 'cancelled' for both). */
+  function callGone(call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): ClientSignal {
+    return new CallSignal(call);
   }
 
   async function modelInfer(req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): Promise<Buffer> {

@@ -1,15 +1,21 @@
 /**
- * A signal that aborts when the client goes away before its response is complete (the
- * connection closed, e.g. the caller timed out), so work queued for it can be dropped
- * (InferContext.signal). A response that finished normally never aborts it.
+ * The ClientSignal of a REST request: gone when the connection is closed before the response
+ * is complete (e.g. the caller timed out). A response that finished normally is never gone.
+ * A class, not an object literal with a getter: V8 builds such literals on a slow path, which
+ * showed as several per cent of V2 throughput.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import type { ClientSignal } from '../client-signal.js';
 
-export function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const res = reply.raw;
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+class ReplySignal implements ClientSignal {
+  constructor(private readonly res: ServerResponse) {}
+
+  get aborted(): boolean {
+    return !this.res.writableFinished && (this.res.socket === null || this.res.socket.destroyed);
+  }
+}
+
+export function clientGone(reply: FastifyReply): ClientSignal {
+  return new ReplySignal(reply.raw);
 }
