@@ -102,15 +102,8 @@ export class Metrics {
    * `depths` at every scrape, so its label values are exactly the models that exist then.
    */
   trackQueueDepth(depths: () => Iterable<readonly [string, number]>): void {
-    new Gauge({
-      name: 'kserve_model_queue_depth',
-      help: 'requests a model holds queued or running (bounded by --max_queued_requests)',
-      labelNames: ['model_name'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [model, depth] of depths()) this.set({ model_name: model }, depth);
-      },
+    this.#scrapedGauge('kserve_model_queue_depth', 'requests a model holds queued or running (bounded by --max_queued_requests)', ['model_name'], function* () {
+      for (const [model, depth] of depths()) yield [{ model_name: model }, depth];
     });
   }
 
@@ -120,16 +113,22 @@ export class Metrics {
    * Read from `models` at every scrape, so only loaded versions have series.
    */
   trackModelInfo(models: () => Iterable<{ model: string; version: string; platform: string; executionProvider: string }>): void {
+    const labels = ['model_name', 'model_version', 'platform', 'execution_provider'] as const;
+    this.#scrapedGauge('kserve_model_info', 'loaded model versions: platform and the execution provider each runs on (value 1)', labels, function* () {
+      for (const m of models()) yield [{ model_name: m.model, model_version: m.version, platform: m.platform, execution_provider: m.executionProvider }, 1];
+    });
+  }
+
+  /** A gauge rebuilt from `read` at every scrape: its series are exactly what `read` yields then. */
+  #scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Iterable<readonly [Record<L, string>, number]>): void {
     new Gauge({
-      name: 'kserve_model_info',
-      help: 'loaded model versions: platform and the execution provider each runs on (value 1)',
-      labelNames: ['model_name', 'model_version', 'platform', 'execution_provider'],
+      name,
+      help,
+      labelNames,
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const m of models()) {
-          this.set({ model_name: m.model, model_version: m.version, platform: m.platform, execution_provider: m.executionProvider }, 1);
-        }
+        for (const [labels, value] of read()) this.set(labels, value);
       },
     });
   }
