@@ -13,11 +13,11 @@
  * must not read the inputs after calling it. Returned outputs belong to the caller.
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
-import type { ClientSignal } from './client-signal.js';
 import type { Logger } from 'pino';
 import type { FlagSpec, Flags } from '../cli/flags.js';
 import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
 import type { ModelConfig } from './repository/model-config.js';
+import type { ClientSignal } from './client-signal.js';
 
 /** What every backend gets at load, whatever its own options. */
 export interface LoadContext {

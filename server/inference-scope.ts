@@ -15,7 +15,6 @@
  * - Headers: `infer` takes the request's headers (REST) or metadata (gRPC); what the model
  *   sets for the response (SDK models) is in `responseHeaders` once `infer` resolved.
  */
-import type { ClientSignal } from './client-signal.js';
 import { randomUUID } from 'node:crypto';
 import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
 import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../protocols/tensor.js';
@@ -23,6 +22,7 @@ import type { InferContext } from './backend.js';
 import { type Metrics, since } from './metrics.js';
 import type { Lease, ServedVersion } from './repository/model-repository.js';
 import { validateRequest } from './validate-request.js';
+import type { ClientSignal } from './client-signal.js';
 
 /** The neutral view of one served version (named signatures only where the model has them). */
 export function viewOf(name: string, served: ServedVersion): ModelView {

@@ -18,13 +18,13 @@
  *   not ask for), every pending job rejects with an internal error, later calls to `run`
  *   reject at once, and the `onFailure` listeners are called once. `unload` is not a failure.
  */
-import type { ClientSignal } from './client-signal.js';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isDetachable } from '../protocols/buffer-ownership.js';
 import type { NumericArray } from '../protocols/datatypes.js';
 import { errors, fromWireError } from '../protocols/errors.js';
 import type { FromWorker, RunJob, ToWorker } from './worker-messages.js';
+import type { ClientSignal } from './client-signal.js';
 
 export interface WorkerSessionOptions {
   /** Names the runtime in errors and logs: "onnx" gives "onnx worker exited with code 1". */

@@ -8,7 +8,6 @@
  * RESOURCE_EXHAUSTED and counted; grpc-server.ts makes the transport pass such
  * pre-encoded buffers through unchanged.
  */
-import type { ClientSignal } from '../client-signal.js';
 import { Metadata, type ServerUnaryCall, type UntypedServiceImplementation, type handleUnaryCall } from '@grpc/grpc-js';
 import { errors, toKServeError } from '../../protocols/errors.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
@@ -17,6 +16,7 @@ import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadata
 import type { GrpcContext } from './context.js';
 import { toGrpcStatus } from './status.js';
 import { isUndecodable, undecodableReason } from './undecodable.js';
+import type { ClientSignal } from '../client-signal.js';
 
 interface ModelRef {
   name?: string;
