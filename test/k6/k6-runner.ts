@@ -142,10 +142,7 @@ export async function runK6Script(script: string, env: Record<string, string>, i
               return {};
           }
         })();
-        void answer.then(
-          (a) => a,
-          (e: Error) => ({ shimError: e.message }),
-        ).then((a) => {
+        void answer.catch((e: Error) => ({ shimError: e.message })).then((a) => {
           port1.postMessage(a);
           Atomics.store(state, 0, 1);
           Atomics.notify(state, 0);
