@@ -26,8 +26,11 @@ export interface FlagSpec {
   readonly dflt?: string;
   /** May be given several times; `values` keeps every occurrence (`all`). */
   readonly repeatable?: boolean;
-  /** Accepted for compatibility and has no effect: a warning when given. */
-  readonly inert?: boolean;
+  /**
+   * Accepted for compatibility and has no effect: a warning when given (once, however often),
+   * ending with the reason when one is given.
+   */
+  readonly inert?: true | string;
   readonly help: string;
   /** Shown in help as the value's placeholder, e.g. `PATH`. */
   readonly placeholder?: string;
@@ -167,7 +170,9 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
       continue;
     }
     if (spec.inert) {
-      warnings.push(`--${spec.name} is accepted for KServe compatibility and has no effect`);
+      const why = typeof spec.inert === 'string' ? `: ${spec.inert}` : '';
+      const warning = `--${spec.name} is accepted for KServe compatibility and has no effect${why}`;
+      if (!warnings.includes(warning)) warnings.push(warning);
       continue;
     }
     const k = key(spec.name);

@@ -87,12 +87,15 @@ describe('parseServeArgs', () => {
   });
 
   it('warns about unknown flags and accepted-but-inert KServe flags, never failing', () => {
-    const { config, warnings } = parseServeArgs(['--typo_flag', '3', '--max_threads', '8', '--workers', '2', 'stray'], {});
+    const argv = ['--typo_flag', '3', '--max_threads', '8', '--workers', '2', 'stray', '--max_threads=4', '--log_config_file', 'x.yaml'];
+    const { config, warnings } = parseServeArgs(argv, {});
     expect(config.workers).toBe(2);
+    // Once per flag however often it is given, each with why it does nothing here.
     expect(warnings).toEqual([
       'unknown flag --typo_flag ignored',
-      '--max_threads is accepted for KServe compatibility and has no effect',
+      '--max_threads is accepted for KServe compatibility and has no effect: Python thread-pool size; hooks run on the event loop (use --model_module_worker for blocking code)',
       "ignoring unexpected argument 'stray'",
+      '--log_config_file is accepted for KServe compatibility and has no effect: a Python logging dictConfig file is not read; use --log_level (logs are JSON lines on stdout)',
     ]);
   });
 });

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../cli/flags.js';
 import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
+import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -38,11 +39,32 @@ export interface ServerConfig {
   readonly shutdownDelaySeconds: number;
   /** Timeouts, connections, streams, queued requests, what a request may declare (limits.ts). */
   readonly limits: ServerLimits;
+  /** Access-log line format (access-log.ts); undefined: no access log. */
+  readonly accessLogFormat: string | undefined;
+  /** One line per inference with its stages' milliseconds, as KServe's --enable_latency_logging. */
+  readonly enableLatencyLogging: boolean;
   /** The whole parsed command line: backends read their own flags from it (BackendSettings). */
   readonly flags: Flags;
 }
 
 const MiB = 1024 * 1024;
+
+/** KServe model-server flags with no meaning here, and why (the warning's text). */
+const INERT_FLAGS: readonly (readonly [string, string])[] = [
+  ['max_threads', 'Python thread-pool size; hooks run on the event loop (use --model_module_worker for blocking code)'],
+  ['max_asyncio_workers', 'Python asyncio executor size; hooks run on the event loop (use --model_module_worker for blocking code)'],
+  ['event_loop', "Python's event-loop choice (asyncio/uvloop); Node has one event loop"],
+  ['configure_logging', 'kserve-ts always logs JSON lines to stdout; use --log_level'],
+  ['log_config_file', 'a Python logging dictConfig file is not read; use --log_level (logs are JSON lines on stdout)'],
+  ['predictor_host', 'transformer mode is not implemented yet'],
+  ['predictor_protocol', 'transformer mode is not implemented yet'],
+  ['protocol', 'transformer mode is not implemented yet'],
+  ['predictor_use_ssl', 'transformer mode is not implemented yet'],
+  ['predictor_request_timeout_seconds', 'transformer mode is not implemented yet'],
+  ['predictor_request_retries', 'transformer mode is not implemented yet'],
+  ['enable_predictor_health_check', 'transformer mode is not implemented yet'],
+  ['model_class_name', "the model is the --model_module's default export (or its factory)"],
+];
 
 /** The server's own flags, with defaults and units; backends add theirs (Backend.flags). */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
@@ -67,25 +89,19 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     dflt: '2',
     help: 'on SIGTERM, report not ready and keep serving this long before closing the listeners, so endpoints drop the pod first (seconds; SIGINT skips it)',
   },
+  { name: 'enable_access_log', kind: 'bool', dflt: 'false', help: "log one line per REST response (KServe's uvicorn access log; implied by --access_log_format)" },
+  {
+    name: 'access_log_format',
+    kind: 'string',
+    dflt: '',
+    placeholder: 'FORMAT',
+    help: `access-log line in gunicorn atoms, as KServe's (e.g. '%(h)s "%(r)s" %(s)s %(M)s'; default '${DEFAULT_ACCESS_LOG_FORMAT}')`,
+  },
+  { name: 'enable_latency_logging', kind: 'bool', dflt: 'false', help: "log each inference's preprocess/predict/postprocess milliseconds (KServe's default is true)" },
   ...LIMIT_FLAGS,
-  // Accepted because KServe runtimes pass them; they have no effect here.
-  ...[
-    'max_threads',
-    'max_asyncio_workers',
-    'enable_latency_logging',
-    'configure_logging',
-    'log_config_file',
-    'access_log_format',
-    'event_loop',
-    'predictor_host',
-    'predictor_protocol',
-    'protocol',
-    'predictor_use_ssl',
-    'predictor_request_timeout_seconds',
-    'predictor_request_retries',
-    'enable_predictor_health_check',
-    'model_class_name',
-  ].map((name): FlagSpec => ({ name, kind: 'string', inert: true, help: 'accepted for KServe compatibility; no effect' })),
+  // Accepted because KServe runtimes pass them, each with why it has no effect here: the
+  // reason is the warning a user sees once when the flag is given.
+  ...INERT_FLAGS.map(([name, why]): FlagSpec => ({ name, kind: 'string', inert: why, help: 'accepted for KServe compatibility; no effect' })),
 ];
 
 /** A flag's value is malformed (one line, naming the flag). */
@@ -149,6 +165,9 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   const workers = int('workers');
   if (workers < 1) throw new FlagError('--workers must be at least 1');
   const intra = int('intra_op_threads');
+  const accessLogFormat = get('access_log_format') || (flags.bool('enable_access_log') ? DEFAULT_ACCESS_LOG_FORMAT : undefined);
+  // Compiled here only to refuse a bad format at start-up; the HTTP app compiles its own.
+  if (accessLogFormat !== undefined) compileAccessLogFormat(accessLogFormat);
   const config: ServerConfig = {
     httpHost: get('http_host'),
     httpPort: port('http_port'),
@@ -168,6 +187,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     gracePeriodSeconds: int('grace_period_seconds'),
     shutdownDelaySeconds: Math.max(0, int('shutdown_delay_seconds')),
     limits: limitsFrom(int),
+    accessLogFormat,
+    enableLatencyLogging: flags.bool('enable_latency_logging'),
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };

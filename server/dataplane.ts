@@ -6,6 +6,7 @@
  *   transport → open(name, version) → scope.decode(codec) → scope.infer → scope.encode(codec)
  *             → scope.release()
  */
+import type { Logger } from 'pino';
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
 import { InferenceScope, viewOf } from './inference-scope.js';
@@ -23,12 +24,15 @@ export class DataPlane {
   readonly #repository: ModelRepository;
   readonly #metrics: Metrics;
   readonly #info: ServerInfo;
+  readonly #latencyLog: Logger | undefined;
   #draining = false;
 
-  constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo) {
+  /** `latencyLog`: where each inference's stage latencies go (--enable_latency_logging); absent: not logged. */
+  constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo, latencyLog?: Logger) {
     this.#repository = repository;
     this.#metrics = metrics;
     this.#info = info;
+    this.#latencyLog = latencyLog;
   }
 
   live(): boolean {
@@ -90,7 +94,7 @@ export class DataPlane {
    * must `release` the scope (see inference-scope.ts for the contract).
    */
   open(name: string, version: string | undefined): InferenceScope {
-    return new InferenceScope(name, this.#repository.acquire(name, version), this.#metrics);
+    return new InferenceScope(name, this.#repository.acquire(name, version), this.#metrics, this.#latencyLog);
   }
 
   /** Whether the server knows the model at all (whatever its state): bounds metric labels to known names. */

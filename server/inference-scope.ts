@@ -12,9 +12,12 @@
  * - Stages: preprocess (`decode`) is recorded only once the inference has run, so requests
  *   that fail before it add no samples; predict and postprocess as they complete.
  * - `release` is idempotent.
+ * - Latency log (--enable_latency_logging): when given a logger, `release` writes one line
+ *   with the stages' milliseconds of an inference that ran, as KServe's latency log.
  * - Headers: `infer` takes the request's headers (REST) or metadata (gRPC); what the model
  *   sets for the response (SDK models) is in `responseHeaders` once `infer` resolved.
  */
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { SIGNATURE_PARAMETER, selectSignature } from '../protocols/signature.js';
 import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../protocols/tensor.js';
@@ -45,13 +48,20 @@ export class InferenceScope {
   readonly model: ModelView;
   readonly #lease: Lease;
   readonly #metrics: Metrics;
+  readonly #latencyLog: Logger | undefined;
   #decodeSeconds: number | undefined;
+  #predictSeconds: number | undefined;
+  #encodeSeconds: number | undefined;
+  #explainSeconds: number | undefined;
+  #requestId: string | undefined;
+  #released = false;
   /** Headers the model set for the response; filled by `infer`. */
   readonly responseHeaders: Record<string, string> = {};
 
-  constructor(name: string, lease: Lease, metrics: Metrics) {
+  constructor(name: string, lease: Lease, metrics: Metrics, latencyLog?: Logger) {
     this.#lease = lease;
     this.#metrics = metrics;
+    this.#latencyLog = latencyLog;
     this.model = viewOf(name, lease.served);
   }
 
@@ -79,9 +89,12 @@ export class InferenceScope {
     const start = performance.now();
     const context: InferContext = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders, signal };
     const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name, context);
-    this.#metrics.observe('predict', name, since(start));
+    this.#predictSeconds = since(start);
+    this.#metrics.observe('predict', name, this.#predictSeconds);
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
-    const response = { id: request.id ?? randomUUID(), modelName: name, modelVersion: served.version, outputs };
+    const id = request.id ?? randomUUID();
+    this.#requestId = id;
+    const response = { id, modelName: name, modelVersion: served.version, outputs };
     return context.responseParameters === undefined ? response : { ...response, parameters: context.responseParameters };
   }
 
@@ -102,7 +115,9 @@ export class InferenceScope {
     const start = performance.now();
     const context = { id: request.id, parameters: request.parameters, headers, responseHeaders: this.responseHeaders };
     const result = await instance.explain(request.inputs, context);
-    this.#metrics.observe('explain', name, since(start));
+    this.#explainSeconds = since(start);
+    this.#requestId = request.id;
+    this.#metrics.observe('explain', name, this.#explainSeconds);
     return result;
   }
 
@@ -110,11 +125,31 @@ export class InferenceScope {
   encode<T>(fn: () => T): T {
     const start = performance.now();
     const encoded = fn();
-    this.#metrics.observe('postprocess', this.model.name, since(start));
+    this.#encodeSeconds = since(start);
+    this.#metrics.observe('postprocess', this.model.name, this.#encodeSeconds);
     return encoded;
   }
 
   release(): void {
     this.#lease.release();
+    if (this.#released) return;
+    this.#released = true;
+    if (this.#latencyLog !== undefined && (this.#predictSeconds !== undefined || this.#explainSeconds !== undefined)) this.#logLatency(this.#latencyLog);
+  }
+
+  /** KServe's line: requestId, preprocess_ms, explain_ms, predict_ms, postprocess_ms. */
+  #logLatency(log: Logger): void {
+    const ms = (s: number | undefined) => (s === undefined ? undefined : Math.round(s * 1e6) / 1e3);
+    log.info(
+      {
+        requestId: this.#requestId,
+        model: this.model.name,
+        preprocess_ms: ms(this.#decodeSeconds),
+        explain_ms: ms(this.#explainSeconds),
+        predict_ms: ms(this.#predictSeconds),
+        postprocess_ms: ms(this.#encodeSeconds),
+      },
+      'latency',
+    );
   }
 }

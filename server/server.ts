@@ -89,7 +89,8 @@ export async function createServer(
   });
   metrics.trackQueueDepth(() => repository.queueDepths());
   metrics.trackModelInfo(() => repository.loadedVersions());
-  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION });
+  const latencyLog = config.enableLatencyLogging ? logger.child({ component: 'latency' }) : undefined;
+  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog);
   const http = await buildHttpApp({
     dataplane,
     metrics,
@@ -97,6 +98,7 @@ export async function createServer(
     logger,
     bodyLimit: config.restMaxBodyBytes,
     limits: config.limits,
+    accessLogFormat: config.accessLogFormat,
   });
   const grpc = config.enableGrpc
     ? buildGrpcServer({

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { errors } from '../../protocols/errors.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { limitBodyBytesInFlight } from './body-budget.js';
+import { registerAccessLog } from './access-log.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { clientErrorHandler } from './client-errors.js';
 import { limitConnections } from './connection-limit.js';
@@ -24,6 +25,8 @@ export interface HttpAppOptions extends HttpContext {
   readonly logger: Logger;
   /** Largest request body accepted (bytes). */
   readonly bodyLimit: number;
+  /** Access-log line format (access-log.ts); absent: no access log. */
+  readonly accessLogFormat?: string | undefined;
 }
 
 /** Longest path parameter (a model name, a version); model names may contain '.', so routing is otherwise strict. */
@@ -70,6 +73,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));
+  if (opts.accessLogFormat !== undefined) registerAccessLog(app, opts.logger, opts.accessLogFormat);
   // While draining, answer in-flight requests with `Connection: close` so keep-alive
   // clients let go and close() can finish without waiting for the grace period.
   let closing = false;

@@ -13,7 +13,8 @@ function fromFastify(err: FastifyError, bodyLimit: number): KServeError | undefi
   return undefined;
 }
 
-function pathOf(url: string): string {
+/** A request URL without its query string, which may carry a token: what logs and errors show. */
+export function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
 }
