@@ -4,12 +4,20 @@
 #   and kserve-ts-server-tensorflow:<version> (the server plus native TensorFlow for SavedModels,
 #   with the libtensorflow binding scripts/build-tfjs-node.sh builds from the tensorflow-cpu wheel)
 #   and kserve-ts-server-cuda:<version> (the server plus onnxruntime's CUDA execution provider and
-#   CUDA 13 libraries from PyPI wheels, scripts/install-cuda-ep.sh; about 2.2 GB of libraries)
+#   CUDA 13 libraries from PyPI wheels, scripts/install-cuda-ep.sh; about 2.2 GB of libraries),
+#   and three images for the one-node cluster's suites and walk-throughs (docs/kubernetes.md):
+#   kserve-ts-model-iris:<version> (a modelcar: the iris ONNX model under /models, for
+#   storageUri oci://kserve-ts-model-iris:<version>), kserve-ts-custom-model:<version> (the server
+#   plus examples/custom-model compiled, as its --model_module) and kserve-ts-transformer:<version>
+#   (the server plus examples/transformer compiled, as its --model_module)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
 #   eval "$(scripts/docker-engine.sh start)"   # or any engine in DOCKER_HOST
-#   scripts/build-images.sh                   # prints each image's size at the end
+#   scripts/build-images.sh                   # all of them; prints each image's size at the end
+#   scripts/build-images.sh server model-iris # only these (names without kserve-ts-); the images
+#                                             # built FROM the server (server-cuda, custom-model,
+#                                             # transformer) build it too
 #
 # The application is built on the host, not inside `docker build`: registries are reached
 # through a CA only the host trusts, and that CA must never be baked into a shipped image.
@@ -30,6 +38,18 @@ BASE_PACKAGES=nodejs,ca-certificates
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 
 log() { echo "[build-images] $*" >&2; }
+
+ALL_TARGETS=(server storage-initializer controller server-tensorflow server-cuda model-iris custom-model transformer)
+# Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
+DOCKERFILE_TARGETS=(server storage-initializer controller server-tensorflow)
+wanted=("$@")
+[[ ${#wanted[@]} -gt 0 ]] || wanted=("${ALL_TARGETS[@]}")
+for t in "${wanted[@]}"; do
+  [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { log "unknown image '$t' (one of: ${ALL_TARGETS[*]})"; exit 2; }
+  # Built FROM kserve-ts-server: that is rebuilt first, so they never sit on a stale one.
+  case $t in server-cuda | custom-model | transformer) [[ " ${wanted[*]} " == *" server "* ]] || wanted=(server "${wanted[@]}") ;; esac
+done
+want() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
 
 base_key="$(echo "$DEBIAN_RELEASE $BASE_PACKAGES v1" | sha256sum | cut -c1-12)"
 base_tag="kserve-ts-base:$DEBIAN_RELEASE-$base_key"
@@ -80,47 +100,108 @@ if [[ -z "$BASE" ]]; then
   BASE="$base_tag"
 fi
 [[ -f dist/bin/kserve-ts.js && -f dist/bin/controller.js ]] || { log "building the TypeScript"; npm run build >&2; }
-modules="$(prod_modules)"
+source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
+
+# build IMAGE CONTEXT [docker build args...]
+build() {
+  local image=$1 dir=$2
+  shift 2
+  log "building $image"
+  DOCKER_BUILDKIT=0 "$DOCKER" build -q --build-arg VERSION="$VERSION" --build-arg SOURCE="$source_url" \
+    -t "$image" "$@" "$dir" >/dev/null
+}
+
+# compile_example NAME OUT: examples/NAME's TypeScript (strict, as docs/custom-models.md builds
+# a model module) compiled to OUT/examples/NAME. It imports `kserve-ts`, which the server image
+# resolves to its own SDK (scripts/image-stage.mjs stages /app as that package).
+compile_example() {
+  local name=$1 out=$2 cfg
+  [[ -d "examples/$name" ]] || { log "examples/$name is missing: cannot build its image"; exit 1; }
+  cfg="$(mktemp -d)"
+  cat >"$cfg/tsconfig.json" <<EOF
+{
+  "compilerOptions": {
+    "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true,
+    "skipLibCheck": true, "rootDir": "$PWD/examples", "outDir": "$out/examples", "types": ["node"],
+    "typeRoots": ["$PWD/node_modules/@types"]
+  },
+  "include": ["$PWD/examples/$name/**/*.ts"]
+}
+EOF
+  npx --no-install tsc -p "$cfg/tsconfig.json" >&2 || { rm -rf "$cfg"; log "examples/$name does not compile"; exit 1; }
+  rm -rf "$cfg"
+}
 
 context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
+cleanup=("$context")
+trap 'rm -rf "${cleanup[@]}"' EXIT
 cp images/Dockerfile "$context/Dockerfile"
-targets=(server storage-initializer controller server-tensorflow)
-for t in server storage-initializer controller; do
-  node scripts/image-stage.mjs "$t" "$modules" "$context/$t"
+if want server || want storage-initializer || want controller; then
+  modules="$(prod_modules)"
+  for t in server storage-initializer controller; do
+    if want "$t"; then node scripts/image-stage.mjs "$t" "$modules" "$context/$t"; fi
+  done
+fi
+if want server-tensorflow; then
+  # tfjs-node's binding is built on the host into ./node_modules (cached); the image takes it
+  # and what the server imports from that tree, which npm ci installed from the same lock file.
+  log "native TensorFlow binding for kserve-ts-server-tensorflow"
+  bash scripts/build-tfjs-node.sh >&2
+  node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$context/server-tensorflow"
+fi
+# The classic builder runs every stage before the target: the ones not asked for get an empty
+# folder (their throw-away stage is a copy of nothing; only the asked-for targets are tagged).
+for t in "${DOCKERFILE_TARGETS[@]}"; do mkdir -p "$context/$t"; done
+for t in "${DOCKERFILE_TARGETS[@]}"; do
+  if want "$t"; then build "kserve-ts-$t:$VERSION" "$context" --target "$t" --build-arg BASE="$BASE"; fi
 done
-# tfjs-node's binding is built on the host into ./node_modules (cached); the image takes it
-# and what the server imports from that tree, which npm ci installed from the same lock file.
-log "native TensorFlow binding for kserve-ts-server-tensorflow"
-bash scripts/build-tfjs-node.sh >&2
-node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$context/server-tensorflow"
-# CUDA libraries go to /opt/kserve-ts/cuda/lib; the two provider libraries are linked into the
-# binding's folder. Hard links when the cache and the context share a file system (2.2 GB).
-log "CUDA execution provider for kserve-ts-server-cuda"
-cuda_lib="$(bash scripts/install-cuda-ep.sh)"
-cuda_context="$(mktemp -d "$cache_root/cuda-context.XXXXXX")"
-trap 'rm -rf "$context" "$cuda_context"' EXIT
-mkdir -p "$cuda_context/opt/kserve-ts/cuda"
-cp -al "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib" 2>/dev/null || cp -a "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib"
-cp images/server-cuda.Dockerfile "$cuda_context/Dockerfile"
-printf 'Dockerfile\n' > "$cuda_context/.dockerignore"
-ort_bin="$cuda_context/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
-mkdir -p "$ort_bin"
-for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
-  ln -s "/opt/kserve-ts/cuda/lib/$f" "$ort_bin/$f"
+if want model-iris; then
+  model_context="$(mktemp -d)"
+  cleanup+=("$model_context")
+  mkdir -p "$model_context/models"
+  cp examples/models/iris/model.onnx "$model_context/models/"
+  cp images/model-iris.Dockerfile "$model_context/Dockerfile"
+  printf 'Dockerfile\n' > "$model_context/.dockerignore"
+  build "kserve-ts-model-iris:$VERSION" "$model_context" --build-arg BASE="$BASE"
+fi
+
+if want server-cuda; then
+  # CUDA libraries go to /opt/kserve-ts/cuda/lib; the two provider libraries are linked into the
+  # binding's folder. Hard links when the cache and the context share a file system (2.2 GB).
+  log "CUDA execution provider for kserve-ts-server-cuda"
+  cuda_lib="$(bash scripts/install-cuda-ep.sh)"
+  cuda_context="$(mktemp -d "$cache_root/cuda-context.XXXXXX")"
+  cleanup+=("$cuda_context")
+  mkdir -p "$cuda_context/opt/kserve-ts/cuda"
+  cp -al "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib" 2>/dev/null || cp -a "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib"
+  cp images/server-cuda.Dockerfile "$cuda_context/Dockerfile"
+  printf 'Dockerfile\n' > "$cuda_context/.dockerignore"
+  ort_bin="$cuda_context/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
+  mkdir -p "$ort_bin"
+  for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
+    ln -s "/opt/kserve-ts/cuda/lib/$f" "$ort_bin/$f"
+  done
+  build "kserve-ts-server-cuda:$VERSION" "$cuda_context" --build-arg SERVER="kserve-ts-server:$VERSION"
+fi
+
+# The model-module images: the server image plus one compiled example under /app/examples
+# (the custom model also gets the iris model it loads by default), one Dockerfile each.
+for t in custom-model transformer; do
+  want "$t" || continue
+  app_context="$(mktemp -d)"
+  cleanup+=("$app_context")
+  compile_example "$t" "$app_context/app"
+  if [[ $t == custom-model ]]; then
+    mkdir -p "$app_context/app/examples/models/iris"
+    cp examples/models/iris/model.onnx "$app_context/app/examples/models/iris/"
+  fi
+  cp "images/$t.Dockerfile" "$app_context/Dockerfile"
+  printf 'Dockerfile\n' > "$app_context/.dockerignore"
+  build "kserve-ts-$t:$VERSION" "$app_context" --build-arg SERVER="kserve-ts-server:$VERSION"
 done
-source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
-for t in "${targets[@]}"; do
-  log "building kserve-ts-$t:$VERSION"
-  DOCKER_BUILDKIT=0 "$DOCKER" build -q --target "$t" --build-arg BASE="$BASE" \
-    --build-arg VERSION="$VERSION" --build-arg SOURCE="$source_url" \
-    -t "kserve-ts-$t:$VERSION" "$context" >/dev/null
-done
-log "building kserve-ts-server-cuda:$VERSION"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --build-arg SERVER="kserve-ts-server:$VERSION" \
-  -t "kserve-ts-server-cuda:$VERSION" "$cuda_context" >/dev/null
-targets+=(server-cuda)
-for t in "${targets[@]}"; do
+
+for t in "${ALL_TARGETS[@]}"; do
+  want "$t" || continue
   size="$("$DOCKER" image inspect -f '{{.Size}}' "kserve-ts-$t:$VERSION")"
   printf 'kserve-ts-%s:%s\t%d MB\n' "$t" "$VERSION" "$((size / 1000000))"
 done

@@ -14,11 +14,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModules } from 'node:module';
 
+// The server images also carry the SDK entry (the package's `exports`): an image built FROM
+// them with a `--model_module` under /app imports `kserve-ts` by its own name (see SDK_IMAGES).
 const ENTRIES = {
-  server: ['dist/bin/kserve-ts.js'],
+  server: ['dist/bin/kserve-ts.js', 'dist/server/sdk/index.js'],
   // The server plus the native TensorFlow binding (tfjs-node on libtensorflow) for SavedModels;
   // staged from a tree where scripts/build-tfjs-node.sh has installed the binding.
-  'server-tensorflow': ['dist/bin/kserve-ts.js'],
+  'server-tensorflow': ['dist/bin/kserve-ts.js', 'dist/server/sdk/index.js'],
   'storage-initializer': ['dist/bin/storage-initializer.js'],
   controller: ['dist/bin/controller.js'],
 };
@@ -190,8 +192,11 @@ for (const at of installs) {
   PACKAGE_PRUNE[name]?.(path.join(outDir, at));
 }
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-fs.writeFileSync(
-  path.join(outDir, 'package.json'),
-  `${JSON.stringify({ name: `kserve-ts-${target}`, version: pkg.version, private: true, type: 'module', license: pkg.license }, null, 2)}\n`,
-);
+// In the server images /app is the `kserve-ts` package itself, so a model module copied under
+// /app resolves `import ... from 'kserve-ts'` (package self-reference) to the server's own SDK.
+const SDK_IMAGES = new Set(['server', 'server-tensorflow']);
+const staged = SDK_IMAGES.has(target)
+  ? { name: pkg.name, version: pkg.version, private: true, type: 'module', license: pkg.license, exports: { '.': './dist/server/sdk/index.js' } }
+  : { name: `kserve-ts-${target}`, version: pkg.version, private: true, type: 'module', license: pkg.license };
+fs.writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`);
 console.error(`[image-stage] ${target}: ${files.size} compiled files, ${installs.length} packages (${[...packages].sort().join(', ')})`);

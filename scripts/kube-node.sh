@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A one-node Kubernetes on this machine for the end-to-end suites (test/cluster/node/) and
 # for trying the charts by hand: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, a containerd CRI instance of its own, a CNI bridge, kubelet and kube-proxy
-# (iptables mode), with the kserve-ts images imported into that containerd.
+# kube-scheduler, CoreDNS (cluster DNS), a containerd CRI instance of its own, a CNI bridge,
+# kubelet and kube-proxy (iptables mode), with the kserve-ts images imported into that
+# containerd.
 #
 #   scripts/kube-node.sh up       # idempotent; prints the kubeconfig path (last stdout line)
 #   scripts/kube-node.sh status   # each component's state and the node's Ready condition
@@ -19,13 +20,22 @@
 #   apiserver    https://10.77.0.1:6443, advertised there, so pods (the controller) reach it
 #                through the `kubernetes` Service and its certificate holds IP:10.96.0.1
 #   etcd         127.0.0.1:12379 (ports below the ephemeral range the test harnesses use)
+#   DNS          CoreDNS on the host, bound to 10.77.0.1:53 (UDP and TCP) and serving
+#                cluster.local from the API server (kubernetes plugin, its own least-privilege
+#                user); kubelet gives pods --cluster-dns 10.77.0.1, so `{isvc}-predictor.{ns}`
+#                resolves as in any cluster. Names outside cluster.local do not exist (NXDOMAIN),
+#                never forwarded: pods reach nothing outside this machine. Readiness on 127.0.0.1:10254.
+#                (Bound on the node address rather than behind a kube-dns Service: it needs
+#                neither kube-proxy nor mirrored Endpoints to answer, and the host reaches it too.)
 # State: $KNODE_STATE (default /run/kserve-ts-node): certificates, configs, logs, kubelet's
 # root, containerd's state. containerd's content store lives under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/kube-node so an image imported once is not
 # imported again (each image's docker ID is stamped); nothing runs from it after `down`.
 #
 # Images: the pause image (a static C program built with gcc) and $KNODE_IMAGES (default:
-# the four kserve-ts images at package.json's version, built by scripts/build-images.sh)
+# the kserve-ts images the suites run at package.json's version, built by
+# scripts/build-images.sh: server, server-tensorflow, storage-initializer, controller, the
+# model-iris modelcar and custom-model)
 # are `docker save`d from the private engine (scripts/docker-engine.sh, started if needed)
 # and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
 #
@@ -39,7 +49,8 @@
 # runs it itself. Machine-wide cleanup happens only for a node started here (a marker in
 # the cache folder), never for another Kubernetes' KUBE-* rules or cgroups.
 #
-# Needs: root, the binaries of scripts/kube-test-binaries.sh (built on first use), Debian's
+# Needs: root, the binaries of scripts/kube-test-binaries.sh and scripts/coredns-binary.sh
+# (built on first use), Debian's
 # containerd, runc, containernetworking-plugins, iptables, gcc (installed if missing).
 set -euo pipefail
 
@@ -56,17 +67,19 @@ SERVICE_CIDR=10.96.0.0/24
 API_SERVICE_IP=10.96.0.1
 API_PORT=6443
 ETCD_PORT=12379
+DNS_READY_PORT=10254
+CLUSTER_DOMAIN=cluster.local
 NODE_NAME=knode
 CNI_NET=kserve-ts-node
 PAUSE_IMAGE=local/pause:1
 SOCK="$S/containerd/containerd.sock"
 DOCKER="${DOCKER:-/usr/bin/docker}"
 VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json" 2>/dev/null || echo 0.1.0)"
-KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION}"
+KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION}"
 # Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
 KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # Start order; `down` stops in reverse.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler coredns containerd kubelet kube-proxy)
 # Controllers a one-node cluster needs for workloads, GC, service accounts, HPA and PDBs.
 CONTROLLERS=deployment-controller,replicaset-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,endpoints-controller,endpointslice-controller,endpointslice-mirroring-controller,clusterrole-aggregation-controller,horizontal-pod-autoscaler-controller,disruption-controller,pod-garbage-collector-controller,node-lifecycle-controller,job-controller,ttl-after-finished-controller
 
@@ -175,6 +188,7 @@ make_certs() {
   cert kube-scheduler system:kube-scheduler "" ""
   cert kubelet "system:node:$NODE_NAME" system:nodes ""
   cert kube-proxy system:kube-proxy "" ""
+  cert coredns system:coredns "" ""
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -322,6 +336,51 @@ import_image() {
   echo "$id" >"$stamp"
 }
 
+# ---------------------------------------------------------------- DNS
+
+# CoreDNS as kubeadm deploys it, but on the host: read access to what the kubernetes plugin
+# watches, for its own user (the `coredns` certificate), then the server on the node address.
+start_dns() {
+  kubectl apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: "system:coredns" }
+rules:
+  - { apiGroups: [""], resources: [endpoints, services, pods, namespaces], verbs: [list, watch] }
+  - { apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [list, watch] }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: "system:coredns" }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns" }
+subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:coredns" }]
+EOF
+  mkdir -p "$S/coredns"
+  # No forward plugin: a name outside the cluster's zones does not exist (NXDOMAIN, so a
+  # resolver's search list ends in "not found" at once), and pods never query anything beyond
+  # this machine. `pods insecure` answers a-b-c-d.<ns>.pod names as kubeadm's CoreDNS does.
+  cat >"$S/coredns/Corefile" <<EOF
+.:53 {
+    bind $NODE_IP
+    template ANY ANY {
+        rcode NXDOMAIN
+    }
+}
+$CLUSTER_DOMAIN:53 in-addr.arpa:53 ip6.arpa:53 {
+    bind $NODE_IP
+    errors
+    ready 127.0.0.1:$DNS_READY_PORT
+    kubernetes $CLUSTER_DOMAIN in-addr.arpa ip6.arpa {
+        kubeconfig $S/coredns.kubeconfig kserve-ts-node
+        pods insecure
+        ttl 5
+    }
+    cache 5
+}
+EOF
+  start coredns "$COREDNS" -conf "$S/coredns/Corefile"
+}
+
 # ---------------------------------------------------------------- up
 
 up() {
@@ -338,6 +397,7 @@ up() {
   local t0=$SECONDS
   ensure_packages
   BIN="$(bash "$ROOT/scripts/kube-test-binaries.sh")"
+  COREDNS="$(bash "$ROOT/scripts/coredns-binary.sh")"
   # The images first: a missing one is a clear error before anything has started.
   docker_env
   local img
@@ -347,16 +407,18 @@ up() {
   done
   # From here on a failure takes down whatever was started.
   trap 'if [[ $UP_DONE != 1 ]]; then log "up failed: taking down what was started"; down >/dev/null 2>&1 || true; fi' EXIT
-  for port in $ETCD_PORT $((ETCD_PORT + 1)); do
-    if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: etcd needs it"; fi
+  for port in $ETCD_PORT $((ETCD_PORT + 1)) $DNS_READY_PORT; do
+    if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: the node needs it"; fi
   done
+  # A resolver bound to every address on :53 would keep CoreDNS off the node address.
+  if ss -Hlun "sport = :53" | grep -qE '(0\.0\.0\.0|\*|\[::\]):53 '; then die "UDP port 53 is taken on all addresses: CoreDNS needs $NODE_IP:53"; fi
   mkdir -p "$S/pids" "$S/logs" "$S/kubelet" "$S/pod-logs" "$CACHE"
   # Outlives a crash that loses $S: `down` then still knows the machine-wide leftovers are ours.
   touch "$ACTIVE"
   echo "$BIN" >"$S/bin"
   for k in "${KUBELET_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; done >"$S/sysctls"
   make_certs
-  for u in admin kube-controller-manager kube-scheduler kubelet kube-proxy; do
+  for u in admin kube-controller-manager kube-scheduler kubelet kube-proxy coredns; do
     kubeconfig_for "$u" >"$S/$u.kubeconfig"
   done
   cp "$S/admin.kubeconfig" "$S/kubeconfig"
@@ -406,6 +468,7 @@ up() {
     --authentication-kubeconfig="$S/kube-scheduler.kubeconfig" \
     --authorization-kubeconfig="$S/kube-scheduler.kubeconfig" \
     --leader-elect=false --secure-port=0 --profiling=false
+  start_dns
 
   cat >"$S/kubelet-config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
@@ -435,7 +498,8 @@ evictionHard:
   imagefs.available: 1%
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
-clusterDomain: cluster.local
+clusterDomain: $CLUSTER_DOMAIN
+clusterDNS: [$NODE_IP]
 podLogsDir: $S/pod-logs
 resolvConf: /etc/resolv.conf
 syncFrequency: 10s
@@ -468,6 +532,8 @@ EOF
     kubectl wait --for=condition=Ready "node/$NODE_NAME" --timeout=2s
   wait_until 60 "the default ServiceAccount" kube-controller-manager kubectl get serviceaccount default -n default
   wait_until 30 "kube-proxy healthz" kube-proxy curl -sf http://127.0.0.1:10256/healthz
+  # Ready once the kubernetes plugin has synced Services and EndpointSlices.
+  wait_until 30 "CoreDNS ready" coredns curl -sf "http://127.0.0.1:$DNS_READY_PORT/ready"
   UP_DONE=1
   log "up in $((SECONDS - t0)) s; kubeconfig: $S/kubeconfig"
   echo "$S/kubeconfig"
@@ -613,6 +679,7 @@ down() {
     # the parent of the components it started.
     local jobs=()
     stop_component kube-scheduler & jobs+=($!)
+    stop_component coredns & jobs+=($!)
     stop_component kube-controller-manager & jobs+=($!)
     stop_component kubelet & jobs+=($!)
     wait "${jobs[@]}"

@@ -1,0 +1,143 @@
+/**
+ * kserve-ts installed on the node for one suite: the three charts by helm (when the release
+ * is not there yet, and uninstalled again by `release()` only then), a namespace of the
+ * suite's own, and the kubectl and HTTP helpers the InferenceService suites share. Requests
+ * go only to the node's Service range and loopback.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { waitFor } from '../../controller/harness/index.js';
+import { manifest } from './fixtures.js';
+import { type KubeNode, ROOT, useKubeNode } from './kube-node.js';
+
+export const KSERVE_NS = 'kserve';
+export const CHARTS: readonly (readonly [string, string])[] = [
+  ['kserve-ts-crd', 'charts/kserve-ts-crd'],
+  ['kserve-ts', 'charts/kserve-ts'],
+  ['kserve-ts-runtimes', 'charts/kserve-ts-runtimes'],
+];
+/**
+ * Chart values of these suites: one controller replica (two cores carry the node), modelcars
+ * on, and the modelcar's user set as KServe documents `uidModelcar` (the server reads the
+ * model through the sidecar's /proc/<pid>/root, which needs the same user).
+ */
+export const SUITE_VALUES: readonly string[] = ['replicas=1', 'config.storageInitializer.enableModelcar=true', 'config.storageInitializer.uidModelcar=1000'];
+
+export interface Obj {
+  apiVersion?: string;
+  metadata: { name: string; generation?: number; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+  status?: any;
+}
+
+export interface Condition {
+  type: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+export const condition = (o: Obj, type: string): Condition | undefined => (o.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+
+export interface KserveOnNode {
+  readonly node: KubeNode;
+  /** The suite's namespace, made by `useKserve` and deleted by `release`. */
+  readonly namespace: string;
+  getJson<T = Obj>(args: readonly string[]): Promise<T>;
+  apply(objects: readonly object[]): Promise<void>;
+  waitIsvcReady(name: string, timeoutMs?: number): Promise<Obj>;
+  clusterIP(service: string): Promise<string>;
+  readyPods(selector: string): Promise<Obj[]>;
+  /** Deletes the namespace, uninstalls the charts if this suite installed them, releases the node. */
+  release(): Promise<void>;
+}
+
+async function installed(node: KubeNode, release: string): Promise<boolean> {
+  const r = await node.helmRun(['status', release, '-n', KSERVE_NS]);
+  return r.code === 0;
+}
+
+export async function useKserve(namespace: string): Promise<KserveOnNode> {
+  const node = await useKubeNode();
+  const ours = !(await installed(node, 'kserve-ts'));
+  for (const [release, chart] of CHARTS) {
+    const sets = release === 'kserve-ts' ? SUITE_VALUES.flatMap((v) => ['--set', v]) : [];
+    const r = await node.helmRun(['upgrade', '--install', release, path.join(ROOT, chart), '-n', KSERVE_NS, '--create-namespace', '--wait', '--timeout', '180s', ...sets], 240_000);
+    if (r.code !== 0) throw new Error(`helm upgrade --install ${release}: ${r.stderr}`);
+  }
+  await node.kubectlOk(['create', 'namespace', namespace]);
+  const getJson = async <T = Obj>(args: readonly string[]): Promise<T> => JSON.parse(await node.kubectlOk([...args, '-o', 'json'])) as T;
+  const readyPods = async (selector: string): Promise<Obj[]> =>
+    (await getJson<{ items: Obj[] }>(['get', 'pods', '-n', namespace, '-l', selector])).items.filter((p) => condition(p, 'Ready')?.status === 'True' && !(p.metadata as { deletionTimestamp?: string }).deletionTimestamp);
+  return {
+    node,
+    namespace,
+    getJson,
+    async apply(objects) {
+      await node.kubectlOk(['apply', '-f', '-'], { input: manifest(objects) });
+    },
+    waitIsvcReady(name, timeoutMs = 240_000) {
+      return waitFor(() => getJson(['get', 'inferenceservice', name, '-n', namespace]), {
+        timeoutMs,
+        intervalMs: 1_000,
+        description: `InferenceService ${name} Ready`,
+        until: (o) => condition(o, 'Ready')?.status === 'True',
+      });
+    },
+    async clusterIP(service) {
+      return (await getJson(['get', 'service', service, '-n', namespace])).spec.clusterIP as string;
+    },
+    readyPods,
+    async release() {
+      await node.kubectl(['delete', 'namespace', namespace, '--wait=true', '--timeout=120s'], { timeoutMs: 130_000 });
+      if (ours) for (const [release] of [...CHARTS].reverse()) await node.helmRun(['uninstall', release, '-n', KSERVE_NS, '--wait', '--ignore-not-found']);
+      await node.release();
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One request on a fresh connection (no keep-alive): each request is routed by the Service anew. */
+export function request(url: string, body?: object, timeoutMs = 10_000): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      url,
+      {
+        method: payload === undefined ? 'GET' : 'POST',
+        agent: false,
+        timeout: timeoutMs,
+        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A Service answers a little after its pod is Ready (kube-proxy's rules lag): poll it. */
+export async function waitRoutable(base: string, model: string): Promise<void> {
+  await waitFor(async () => (await request(`${base}/v2/models/${model}/ready`, undefined, 2_000)).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 250,
+    description: `${base} to route to a ready ${model}`,
+  });
+}
+
+/** The answer a local server gives, which the cluster's must equal. */
+export async function answerOf(url: string, body: object): Promise<unknown> {
+  const r = await request(url, body);
+  if (r.status !== 200) throw new Error(`local server: HTTP ${r.status} ${r.body}`);
+  return JSON.parse(r.body);
+}
