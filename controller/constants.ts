@@ -41,6 +41,6 @@ export const FIELD_MANAGER = 'kserve-ts-controller';
 export type DeploymentMode = 'Standard' | 'Knative' | 'ModelMesh';
 
 /** Component object names: `{isvc}-predictor`, or `{isvc}-{name}-predictor` with predictor.name. */
-export function componentName(isvc: string, component: 'predictor' | 'transformer'): string {
+export function componentName(isvc: string, component: 'predictor' | 'transformer' | 'explainer'): string {
   return `${isvc}-${component}`;
 }

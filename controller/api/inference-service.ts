@@ -37,6 +37,24 @@ export interface ModelSpec extends Partial<V1Container> {
 
 export type ScaleMetric = 'cpu' | 'memory' | 'concurrency' | 'rps';
 
+export type LoggerMode = 'all' | 'request' | 'response';
+export const LOGGER_MODES: readonly LoggerMode[] = ['all', 'request', 'response'];
+
+/**
+ * KServe's `LoggerSpec`. kserve-ts honours url, mode and metadataHeaders (the server logs in
+ * process); the other fields are KServe's agent's and are refused by the validator.
+ */
+export interface LoggerSpec {
+  url?: string;
+  mode?: LoggerMode;
+  metadataHeaders?: string[];
+  metadataAnnotations?: string[];
+  storage?: { path?: string; parameters?: Record<string, string>; key?: string; serviceAccountName?: string };
+  marshallerUrl?: string;
+  batchSize?: number;
+  batchInterval?: string;
+}
+
 /** The fields every component carries (`ComponentExtensionSpec`). */
 export interface ComponentExtensionSpec {
   minReplicas?: number;
@@ -49,6 +67,7 @@ export interface ComponentExtensionSpec {
   canaryTrafficPercent?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  logger?: LoggerSpec;
 }
 
 /**
@@ -82,9 +101,19 @@ export interface LegacyFrameworkSpec extends Partial<V1Container> {
 
 export interface TransformerSpec extends ComponentExtensionSpec, ComponentPodSpec {}
 
+/**
+ * KServe's `ExplainerSpec` with custom containers only: the built-in `art` explainer (and the
+ * older `alibi`) are listed so the validator can refuse them by name.
+ */
+export interface ExplainerSpec extends ComponentExtensionSpec, ComponentPodSpec {
+  art?: unknown;
+  alibi?: unknown;
+}
+
 export interface InferenceServiceSpec {
   predictor: PredictorSpec;
   transformer?: TransformerSpec;
+  explainer?: ExplainerSpec;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';

@@ -8,6 +8,7 @@ import type { DeploymentMode } from '../constants.js';
 import { normalizeDeploymentMode } from '../deployment-mode.js';
 import { type CredentialsConfig, parseCredentialsConfig } from './credentials.js';
 import { type IngressConfig, parseIngressConfig } from './ingress.js';
+import { type LoggerConfig, parseLoggerConfig } from './logger.js';
 import { ConfigError, objectField, parseSection, stringField, boolField } from './section.js';
 
 export type { IngressConfig };
@@ -33,6 +34,7 @@ export interface InferenceServiceConfig {
   autoscaler: AutoscalerConfig;
   storageInitializer: StorageInitializerConfig;
   credentials: CredentialsConfig;
+  logger: LoggerConfig;
 }
 
 export function parseInferenceServiceConfig(data: Readonly<Record<string, string>> | undefined): InferenceServiceConfig {
@@ -45,6 +47,7 @@ export function parseInferenceServiceConfig(data: Readonly<Record<string, string
     autoscaler: parseAutoscaler(d.autoscaler),
     storageInitializer: parseStorageInitializerConfig(d.storageInitializer),
     credentials: parseCredentialsConfig(d.credentials),
+    logger: parseLoggerConfig(d.logger),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * What one component (predictor or transformer) should run, independent of the
+ * What one component (predictor, transformer or explainer) should run, independent of the
  * deployment mode: object name, labels, annotations, pod template and scaling fields.
  * Standard mode turns it into Deployment + Service + HPA, Knative mode into a Knative
  * Service.
@@ -7,7 +7,7 @@
 import type { V1ContainerPort, V1PodSpec } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec } from '../api/inference-service.js';
 
-export type ComponentType = 'predictor' | 'transformer';
+export type ComponentType = 'predictor' | 'transformer' | 'explainer';
 
 export interface ComponentPlan {
   readonly component: ComponentType;

@@ -5,7 +5,7 @@
  * PodSpec fields besides them, so nothing else can be left.
  */
 import type { V1PodSpec } from '@kubernetes/client-node';
-import type { PredictorSpec, TransformerSpec } from '../api/inference-service.js';
+import type { ExplainerSpec, PredictorSpec, TransformerSpec } from '../api/inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS } from '../api/model-spec.js';
 
 /** KServe's component fields that are not pod fields. */
@@ -30,10 +30,12 @@ const COMPONENT_FIELDS: readonly string[] = [
   'annotations',
   'deploymentStrategy',
   'autoScaling',
+  'art',
+  'alibi',
 ];
 
 /** The component's pod fields, `containers` excluded (each plan places the containers). */
-export function componentPodSpec(component: PredictorSpec | TransformerSpec): Partial<V1PodSpec> {
+export function componentPodSpec(component: PredictorSpec | TransformerSpec | ExplainerSpec): Partial<V1PodSpec> {
   const out: Record<string, unknown> = { ...component };
   for (const k of COMPONENT_FIELDS) delete out[k];
   delete out['containers'];

@@ -27,16 +27,17 @@ import type { KubeClients } from '../kube/clients.js';
 import { selectRuntime } from '../runtime-selection.js';
 import type { ComponentPlan, ComponentType } from './component-plan.js';
 import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
+import { withLogger } from './logger-args.js';
+import { planExplainer, planTransformer } from './predictor-client-plan.js';
 import { planCustomPredictor, planRuntimePredictor } from './predictor-plan.js';
 import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/ingress-step.js';
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
 import { desiredService } from './standard/service.js';
-import { INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, mergeConditions } from './status/conditions.js';
+import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, mergeConditions } from './status/conditions.js';
 import { readinessFromDeployment } from './status/deployment-status.js';
 import { componentStatusFromKnative, readinessFromKnative } from './status/knative-status.js';
 import { modelStatusFromPods } from './status/model-status.js';
-import { planTransformer } from './transformer-plan.js';
 
 export interface RuntimeLister {
   namespaced(namespace: string): readonly ServingRuntime[];
@@ -73,6 +74,13 @@ export interface ReconcileResult {
   readonly recheckAfterMs?: number;
 }
 
+/** The condition each component's readiness is reported under. */
+const READY_CONDITIONS: Readonly<Record<ComponentType, string>> = {
+  predictor: PREDICTOR_READY,
+  transformer: TRANSFORMER_READY,
+  explainer: EXPLAINER_READY,
+};
+
 const KNATIVE_MISSING =
   'the Knative Serving CRD (services.serving.knative.dev) is not installed: install Knative Serving or set the annotation serving.kserve.io/deploymentMode: Standard';
 
@@ -101,9 +109,15 @@ export class InferenceServiceReconciler {
       return this.done(isvc, status, conditions);
     }
     const transformer = planTransformer(isvc, config);
-    const plans = transformer ? [predictor.plan, transformer] : [predictor.plan];
+    const explainer = planExplainer(isvc, config);
+    const spec = isvc.spec;
+    const plans = [
+      withLogger(predictor.plan, isvc, spec.predictor.logger, config.logger),
+      ...(transformer ? [withLogger(transformer, isvc, spec.transformer?.logger, config.logger)] : []),
+      ...(explainer ? [withLogger(explainer, isvc, spec.explainer?.logger, config.logger)] : []),
+    ];
     const outcomes = new Map<ComponentType, ComponentOutcome>();
-    // Predictor first: a transformer is useless before its predictor exists.
+    // Predictor first: a transformer or explainer is useless before its predictor exists.
     for (const plan of plans) {
       try {
         outcomes.set(plan.component, mode === 'Standard' ? await this.applyStandard(isvc, plan, config) : await this.applyKnative(isvc, plan, status));
@@ -111,7 +125,7 @@ export class InferenceServiceReconciler {
         // 422: the PodSpec fields the user wrote (the CRD keeps them as written) do not make a
         // valid workload. A spec error: reported, not retried until the spec changes.
         if (apiStatus(err) !== 422) throw err;
-        const type = plan.component === 'predictor' ? PREDICTOR_READY : TRANSFORMER_READY;
+        const type = READY_CONDITIONS[plan.component];
         conditions.push(condition(type, 'False', 'InvalidSpec', `the API server refused the ${plan.component}'s workload: ${apiErrorMessage(err)}`));
         this.deps.logger.info({ isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, component: plan.component }, 'workload refused by the API server (InvalidSpec)');
         return this.done(isvc, status, conditions);
@@ -121,11 +135,13 @@ export class InferenceServiceReconciler {
     conditions.push(predictorOutcome.ready);
     const transformerOutcome = outcomes.get('transformer');
     if (transformerOutcome) conditions.push({ ...transformerOutcome.ready, type: TRANSFORMER_READY });
+    const explainerOutcome = outcomes.get('explainer');
+    if (explainerOutcome) conditions.push({ ...explainerOutcome.ready, type: EXPLAINER_READY });
     status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
     const pods = this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, 'predictor');
     status.modelStatus = modelStatusFromPods(pods, predictorOutcome.ready.status === 'True');
     if (mode === 'Standard') {
-      const ingress = await this.standardIngress(isvc, config, status, predictorOutcome, transformerOutcome);
+      const ingress = await this.standardIngress(isvc, config, status, predictorOutcome, transformerOutcome, explainerOutcome);
       conditions.push(ingress.condition);
       await this.writeStatus(isvc, status, conditions);
       return ingress.recheckAfterMs !== undefined ? { recheckAfterMs: ingress.recheckAfterMs } : {};
@@ -231,11 +247,13 @@ export class InferenceServiceReconciler {
     status: InferenceServiceStatus,
     predictor: ComponentOutcome,
     transformer: ComponentOutcome | undefined,
+    explainer: ComponentOutcome | undefined,
   ): Promise<IngressOutcome> {
     const backend = (o: ComponentOutcome, component: ComponentExtensionSpec) => ({ service: o.service!, component, ready: o.ready.status === 'True' });
     const outcome = await reconcileIngress(this.deps.clients, isvc, config.ingress, {
       predictor: backend(predictor, isvc.spec.predictor),
       ...(transformer && isvc.spec.transformer ? { transformer: backend(transformer, isvc.spec.transformer) } : {}),
+      ...(explainer && isvc.spec.explainer ? { explainer: backend(explainer, isvc.spec.explainer) } : {}),
     });
     if (outcome.url) status.url = outcome.url;
     const entry = transformer ?? predictor;

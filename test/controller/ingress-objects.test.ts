@@ -18,6 +18,11 @@ const isvc = (transformer = false): InferenceService => ({
   spec: { predictor: { timeout: 20, model: { modelFormat: { name: 'onnx' } } }, ...(transformer ? { transformer: { containers: [{ name: 'kserve-container', image: 't' }] } } : {}) },
 });
 
+const withExplainer = (transformer = false): InferenceService => {
+  const base = isvc(transformer);
+  return { ...base, spec: { ...base.spec, explainer: { containers: [{ name: 'kserve-container', image: 'e' }] } } };
+};
+
 const ingressConfig = (ingress: Record<string, unknown> = {}) => parseInferenceServiceConfig({ ingress: JSON.stringify(ingress) }).ingress;
 
 const service = (name: string, ports: { name: string; port: number; appProtocol?: string }[]): V1Service => ({ metadata: { name }, spec: { ports } });
@@ -36,6 +41,35 @@ describe('Ingress', () => {
 
   it('leaves ingressClassName out when the config has none (the cluster default class)', () => {
     expect(desiredIngress(isvc(true), ingressConfig()).spec).not.toHaveProperty('ingressClassName');
+  });
+});
+
+describe('explain routing', () => {
+  it('Ingress: the explain path of the model on the top-level host to the explainer ahead of /, and the explainer host', () => {
+    const ing = desiredIngress(withExplainer(), ingressConfig());
+    expect(ing.spec?.rules?.map((r) => [r.host, r.http?.paths.map((p) => [p.path, p.pathType, p.backend.service?.name])])).toEqual([
+      ['iris-ml.example.com', [['/v1/models/iris:explain', 'Exact', 'iris-explainer'], ['/', 'Prefix', 'iris-predictor']]],
+      ['iris-explainer-ml.example.com', [['/', 'Prefix', 'iris-explainer']]],
+      ['iris-predictor-ml.example.com', [['/', 'Prefix', 'iris-predictor']]],
+    ]);
+  });
+
+  it('Ingress with a transformer too: explain to the explainer, the rest to the transformer', () => {
+    const top = desiredIngress(withExplainer(true), ingressConfig()).spec?.rules?.[0];
+    expect(top?.http?.paths.map((p) => p.backend.service?.name)).toEqual(['iris-explainer', 'iris-transformer']);
+  });
+
+  it("HTTPRoutes: an explainer route, and KServe's explain regex first on the top-level route", () => {
+    const predictor = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }]), component: {} };
+    const explainer = { service: service('iris-explainer', [{ name: 'iris-explainer', port: 80 }]), component: { timeout: 90 } };
+    const routes = desiredHttpRoutes(withExplainer(), ingressConfig({ enableGatewayApi: true }), predictor, undefined, explainer);
+    expect(routes.map((r) => r.metadata.name)).toEqual(['iris-predictor', 'iris-explainer', 'iris']);
+    const top = routes[2]!.spec.rules as { matches: unknown[]; backendRefs: { name: string }[]; timeouts: unknown }[];
+    expect(top.map((r) => [r.matches, r.backendRefs[0]?.name])).toEqual([
+      [[{ path: { type: 'RegularExpression', value: '^/v1/models/[\\w-]+:explain$' } }], 'iris-explainer'],
+      [[{ path: { type: 'RegularExpression', value: '^/.*$' } }], 'iris-predictor'],
+    ]);
+    expect(top[0]?.timeouts).toEqual({ request: '90s' });
   });
 });
 

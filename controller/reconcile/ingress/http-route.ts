@@ -9,7 +9,9 @@
  * rule first (path `^/inference\.GRPCInferenceService/.*$` and `content-type: application/grpc*`)
  * and the REST rule second; otherwise one rule `^/.*$` to port 80. With `pathTemplate`, the
  * top-level route also takes the ingress domain and a path rule (KServe's path-based routing);
- * with `additionalIngressDomains`, the top-level host on each of those domains too.
+ * with `additionalIngressDomains`, the top-level host on each of those domains too. With an
+ * explainer, `{isvc}-explainer` too, and the top-level route's first rule sends KServe's
+ * explain path (`^/v1/models/[\w-]+:explain$`) to the explainer.
  */
 import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
@@ -24,6 +26,8 @@ export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io',
 const DEFAULT_TIMEOUT_SECONDS = 60;
 const FALLBACK_PATH = '^/.*$';
 const GRPC_PATH = '^/inference\\.GRPCInferenceService/.*$';
+/** KServe's `ExplainPrefix()`: any model's V1 explain verb. */
+export const EXPLAIN_PATH = '^/v1/models/[\\w-]+:explain$';
 
 export interface HttpRoute {
   apiVersion: 'gateway.networking.k8s.io/v1';
@@ -86,8 +90,9 @@ export function desiredHttpRoutes(
   ingress: IngressConfig,
   predictor: RouteBackend,
   transformer: RouteBackend | undefined,
+  explainer?: RouteBackend,
 ): HttpRoute[] {
-  const routes = [predictor, ...(transformer ? [transformer] : [])].map((b) => {
+  const routes = [predictor, ...(transformer ? [transformer] : []), ...(explainer ? [explainer] : [])].map((b) => {
     const name = b.service.metadata!.name!;
     return desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), b);
   });
@@ -95,6 +100,7 @@ export function desiredHttpRoutes(
   const topHost = hostFor(name, isvc, ingress);
   const top = desiredHttpRoute(isvc, ingress, name, topHost, transformer ?? predictor);
   top.spec.hostnames.push(...additionalHosts(topHost, ingress));
+  if (explainer) top.spec.rules.unshift(routeRule(isvc, ingress, explainer, pathMatch(EXPLAIN_PATH), SERVICE_PORT));
   if (ingress.pathTemplate !== undefined) {
     // KServe: the ingress domain itself is a host of the top-level route, and the ISVC's path
     // (a regular expression `path/`) goes to the entry component's port 80.

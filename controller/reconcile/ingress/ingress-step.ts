@@ -25,6 +25,7 @@ const ROUTE_RECHECK_MS = 2000;
 export interface IngressInputs {
   readonly predictor: RouteBackend & { readonly ready: boolean };
   readonly transformer?: RouteBackend & { readonly ready: boolean };
+  readonly explainer?: RouteBackend & { readonly ready: boolean };
 }
 
 export interface IngressOutcome {
@@ -55,12 +56,13 @@ export async function reconcileIngress(clients: IngressClients, isvc: InferenceS
   if (internal || ingress.disableIngressCreation) return { condition: condition(INGRESS_READY, 'True'), url };
   if (!inputs.predictor.ready) return { condition: condition(INGRESS_READY, 'False', 'Predictor ingress not created') };
   if (inputs.transformer && !inputs.transformer.ready) return { condition: condition(INGRESS_READY, 'False', 'Transformer ingress not created') };
+  if (inputs.explainer && !inputs.explainer.ready) return { condition: condition(INGRESS_READY, 'False', 'Explainer ingress not created') };
   if (!ingress.enableGatewayApi) {
     await applyObject(clients.objects, desiredIngress(isvc, ingress));
     return { condition: condition(INGRESS_READY, 'True'), url };
   }
   const applied: HttpRoute[] = [];
-  for (const route of desiredHttpRoutes(isvc, ingress, inputs.predictor, inputs.transformer)) {
+  for (const route of desiredHttpRoutes(isvc, ingress, inputs.predictor, inputs.transformer, inputs.explainer)) {
     try {
       applied.push(await applyCustomObject<HttpRoute>(clients.custom, HTTP_ROUTES, route));
     } catch (err) {

@@ -7,11 +7,18 @@
  *   predictor;
  * - `{isvc}-transformer-{ns}.{domain}` → the transformer (KServe points this host at the
  *   predictor, which looks like a slip: kserve-ts sends it to the transformer it names);
- * - `{isvc}-predictor-{ns}.{domain}` → the predictor.
+ * - `{isvc}-predictor-{ns}.{domain}` → the predictor;
+ * - with an explainer, `{isvc}-explainer-{ns}.{domain}` → the explainer, and on the
+ *   top-level host the path `/v1/models/{isvc}:explain` (Exact, ahead of `/`) → the
+ *   explainer. KServe writes its explain regex `^/v1/models/[\w-]+:explain$` as an Ingress
+ *   path, which the API server refuses (paths must start with `/`; Ingress has no portable
+ *   regex), so kserve-ts matches the model name the explainer is given, `--model_name {isvc}`.
+ *   KServe routes explain only when there is no transformer; kserve-ts routes it either way,
+ *   as KServe's HTTPRoutes do.
  *
  * The ISVC's annotations are copied as KServe does; owned by the ISVC.
  */
-import type { V1Ingress, V1IngressRule } from '@kubernetes/client-node';
+import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
 import type { InferenceService } from '../../api/inference-service.js';
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
 import { LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
@@ -22,8 +29,12 @@ export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): 
   const name = isvc.metadata.name!;
   const predictor = componentName(name, 'predictor');
   const transformer = isvc.spec.transformer ? componentName(name, 'transformer') : undefined;
-  const rules: V1IngressRule[] = [rule(hostFor(name, isvc, ingress), transformer ?? predictor)];
+  const explainer = isvc.spec.explainer ? componentName(name, 'explainer') : undefined;
+  const top = rule(hostFor(name, isvc, ingress), transformer ?? predictor);
+  if (explainer) top.http!.paths.unshift(path(explainPath(name), 'Exact', explainer));
+  const rules: V1IngressRule[] = [top];
   if (transformer) rules.push(rule(hostFor(transformer, isvc, ingress), transformer));
+  if (explainer) rules.push(rule(hostFor(explainer, isvc, ingress), explainer));
   rules.push(rule(hostFor(predictor, isvc, ingress), predictor));
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -37,9 +48,15 @@ export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): 
   };
 }
 
+/** The V1 explain path of the model the explainer serves (`--model_name {isvc}`). */
+export function explainPath(isvc: string): string {
+  return `/v1/models/${isvc}:explain`;
+}
+
 function rule(host: string, service: string): V1IngressRule {
-  return {
-    host,
-    http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: SERVICE_PORT } } } }] },
-  };
+  return { host, http: { paths: [path('/', 'Prefix', service)] } };
+}
+
+function path(value: string, pathType: 'Prefix' | 'Exact', service: string): V1HTTPIngressPath {
+  return { path: value, pathType, backend: { service: { name: service, port: { number: SERVICE_PORT } } } };
 }

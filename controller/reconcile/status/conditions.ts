@@ -8,6 +8,7 @@ import type { Condition, ConditionStatus } from '../../api/inference-service.js'
 export const READY = 'Ready';
 export const PREDICTOR_READY = 'PredictorReady';
 export const TRANSFORMER_READY = 'TransformerReady';
+export const EXPLAINER_READY = 'ExplainerReady';
 export const INGRESS_READY = 'IngressReady';
 
 export function condition(type: string, status: ConditionStatus, reason?: string, message?: string): Condition {

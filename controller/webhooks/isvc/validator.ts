@@ -13,7 +13,7 @@
  * 100 MiB); deploymentMode is also immutable against the old annotation before the
  * controller has recorded the mode in status.
  */
-import type { ComponentExtensionSpec, InferenceService, PredictorSpec } from '../../api/inference-service.js';
+import { type ComponentExtensionSpec, type InferenceService, LOGGER_MODES, type LoggerSpec, type PredictorSpec } from '../../api/inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS, legacyFrameworksOf } from '../../api/model-spec.js';
 import {
   ANN_AUTOSCALER_CLASS,
@@ -81,7 +81,49 @@ export function validateInferenceService(isvc: InferenceService, defaultDeployme
     if (!transformer.containers || transformer.containers.length === 0) problems.push('spec.transformer.containers must name at least one container');
     validateComponent(transformer, { field: 'spec.transformer', mode, annotations, problems });
   }
+
+  const explainer = isvc.spec.explainer;
+  if (explainer) {
+    const builtIns = BUILT_IN_EXPLAINERS.filter((k) => explainer[k] !== undefined);
+    if (builtIns.length > 0) problems.push(builtInExplainerMessage(builtIns));
+    else if (!explainer.containers || explainer.containers.length === 0) problems.push('spec.explainer.containers must name at least one container');
+    validateComponent(explainer, { field: 'spec.explainer', mode, annotations, problems });
+  }
   return problems;
+}
+
+/** KServe's built-in explainers; KServe removed alibi, then ART, so only custom containers remain. */
+const BUILT_IN_EXPLAINERS = ['art', 'alibi'] as const;
+
+function builtInExplainerMessage(found: readonly string[]): string {
+  return `spec.explainer.${found.join(', spec.explainer.')}: built-in explainers are not supported by kserve-ts (KServe has removed them too); give spec.explainer.containers running your explainer, which is told --predictor_host`;
+}
+
+/**
+ * What kserve-ts's in-process logger cannot do of KServe's agent's LoggerSpec: each is
+ * refused by name rather than silently ignored.
+ */
+const UNSUPPORTED_LOGGER_FIELDS: readonly (readonly [keyof LoggerSpec, string])[] = [
+  ['storage', 'request logs written to storage are not supported by kserve-ts: its server sends CloudEvents to logger.url'],
+  ['metadataAnnotations', 'not supported by kserve-ts: use logger.metadataHeaders'],
+  ['marshallerUrl', 'not supported by kserve-ts: events are sent as JSON CloudEvents'],
+  ['batchSize', 'not supported by kserve-ts: each event is sent on its own'],
+  ['batchInterval', 'not supported by kserve-ts: each event is sent on its own'],
+];
+
+function validateLogger(field: string, logger: LoggerSpec, problems: string[]): void {
+  for (const [key, why] of UNSUPPORTED_LOGGER_FIELDS) {
+    if (logger[key] !== undefined) problems.push(`${field}.logger.${key}: ${why}`);
+  }
+  if (logger.mode !== undefined && !LOGGER_MODES.includes(logger.mode)) {
+    problems.push(`${field}.logger.mode '${String(logger.mode)}' is not a logger mode (use ${LOGGER_MODES.join(', ')})`);
+  }
+  if (logger.url !== undefined && !/^https?:\/\/[^/\s]/i.test(logger.url)) {
+    problems.push(`${field}.logger.url '${redact(logger.url)}' must be an http:// or https:// URL`);
+  }
+  for (const h of logger.metadataHeaders ?? []) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h)) problems.push(`${field}.logger.metadataHeaders: '${h}' is not an HTTP header name`);
+  }
 }
 
 function validateMode(value: string | undefined, problems: string[]): void {
@@ -116,7 +158,7 @@ function validateName(isvc: InferenceService, mode: DeploymentMode, problems: st
     );
     return;
   }
-  const suffixes = ['-predictor', ...(isvc.spec?.transformer ? ['-transformer'] : [])].map((s) => (mode === 'Knative' ? s + KNATIVE_REVISION_SUFFIX : s));
+  const suffixes = ['-predictor', ...(isvc.spec?.transformer ? ['-transformer'] : []), ...(isvc.spec?.explainer ? ['-explainer'] : [])].map((s) => (mode === 'Knative' ? s + KNATIVE_REVISION_SUFFIX : s));
   const longest = suffixes.reduce((a, b) => (b.length > a.length ? b : a));
   const max = DNS_LABEL_MAX - longest.length;
   if (name.length > max) {
@@ -174,6 +216,7 @@ interface ComponentContext {
 
 function validateComponent(c: ComponentExtensionSpec, ctx: ComponentContext): void {
   const { field, problems } = ctx;
+  if (c.logger) validateLogger(field, c.logger, problems);
   const min = c.minReplicas;
   const max = c.maxReplicas;
   if (min !== undefined && min < 0) problems.push(`${field}.minReplicas cannot be less than 0, got ${min}`);

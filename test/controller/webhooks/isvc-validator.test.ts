@@ -18,6 +18,7 @@ interface Shape {
   annotations?: Record<string, string>;
   predictor?: Record<string, unknown>;
   transformer?: Record<string, unknown>;
+  explainer?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }
 
@@ -29,6 +30,7 @@ function isvc(s: Shape = {}): InferenceService {
     spec: {
       predictor: s.predictor ?? { model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://m/iris' } },
       ...(s.transformer ? { transformer: s.transformer } : {}),
+      ...(s.explainer ? { explainer: s.explainer } : {}),
     },
     ...(s.status ? { status: s.status } : {}),
   } as InferenceService;
@@ -57,6 +59,12 @@ describe('InferenceService validation: accepted', () => {
     ['model + collocated transformer-container', { predictor: { ...model(), containers: [{ name: 'transformer-container', image: 't' }] } }],
     ['storage spec with s3', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'iris', parameters: { type: 's3' } } }) }],
     ['canary traffic in Knative', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 10 }) }],
+    ['an explainer with containers', { explainer: { containers: [{ name: 'kserve-container', image: 'e' }] } }],
+    ['a logger on every component', {
+      predictor: model({}, { logger: { url: 'http://sink.ml:8080/events', mode: 'request', metadataHeaders: ['x-tenant', 'traceparent'] } }),
+      transformer: { containers: [{ name: 't' }], logger: { mode: 'response' } },
+      explainer: { containers: [{ name: 'e' }], logger: {} },
+    }],
     ['autoscaler class none with any metric field', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'none' }, predictor: model({}, { scaleMetric: 'rps' }) }],
     ['Knative with the Knative HPA class and cpu', { annotations: { ...KNATIVE, 'autoscaling.knative.dev/class': 'hpa.autoscaling.knative.dev' }, predictor: model({}, { scaleMetric: 'cpu' }) }],
     ['Knative with autoscalerClass hpa and memory', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'memory' }) }],
@@ -105,6 +113,17 @@ describe('InferenceService validation: rejected', () => {
     ['canary traffic in Standard', { predictor: model({}, { canaryTrafficPercent: 10 }) }, 'canaryTrafficPercent is only supported in Knative mode (this InferenceService is Standard)'],
     ['transformer without containers', { transformer: { containers: [] } }, 'spec.transformer.containers must name at least one container'],
     ['transformer replicas', { transformer: { containers: [{ name: 't' }], minReplicas: 4, maxReplicas: 1 } }, 'spec.transformer.minReplicas (4) cannot be greater than maxReplicas (1)'],
+    ['built-in ART explainer', { explainer: { art: { type: 'SquareAttack', storageUri: 'gs://e' } } }, 'spec.explainer.art: built-in explainers are not supported by kserve-ts (KServe has removed them too); give spec.explainer.containers'],
+    ['built-in alibi explainer', { explainer: { alibi: { type: 'AnchorTabular' } } }, 'spec.explainer.alibi: built-in explainers are not supported'],
+    ['explainer without containers', { explainer: { minReplicas: 1 } }, 'spec.explainer.containers must name at least one container'],
+    ['explainer replicas', { explainer: { containers: [{ name: 'e' }], minReplicas: 3, maxReplicas: 2 } }, 'spec.explainer.minReplicas (3) cannot be greater than maxReplicas (2)'],
+    ['logger storage', { predictor: model({}, { logger: { storage: { path: '/logs', key: 'k' } } }) }, 'spec.predictor.logger.storage: request logs written to storage are not supported by kserve-ts'],
+    ['logger metadataAnnotations', { transformer: { containers: [{ name: 't' }], logger: { metadataAnnotations: ['a'] } } }, 'spec.transformer.logger.metadataAnnotations: not supported by kserve-ts: use logger.metadataHeaders'],
+    ['logger marshallerUrl', { explainer: { containers: [{ name: 'e' }], logger: { marshallerUrl: 'http://m' } } }, 'spec.explainer.logger.marshallerUrl: not supported'],
+    ['logger batchSize', { predictor: model({}, { logger: { batchSize: 10 } }) }, 'spec.predictor.logger.batchSize: not supported by kserve-ts: each event is sent on its own'],
+    ['logger mode', { predictor: model({}, { logger: { mode: 'both' } }) }, "spec.predictor.logger.mode 'both' is not a logger mode (use all, request, response)"],
+    ['logger url scheme', { predictor: model({}, { logger: { url: 'kafka://broker/topic' } }) }, "spec.predictor.logger.url 'kafka://broker/topic' must be an http:// or https:// URL"],
+    ['logger metadata header name', { predictor: model({}, { logger: { metadataHeaders: ['bad header'] } }) }, "spec.predictor.logger.metadataHeaders: 'bad header' is not an HTTP header name"],
     ['ModelMesh', { annotations: { [MODE]: 'ModelMesh' } }, 'ModelMesh is not supported by kserve-ts'],
     ['unknown mode', { annotations: { [MODE]: 'Serverful' } }, "annotation serving.kserve.io/deploymentMode: 'Serverful' is not a deployment mode (use Standard or Knative)"],
   ])('%s', (_name, shape, message, mode = 'Standard') => {
