@@ -130,6 +130,82 @@ describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () 
     await waitFor(() => notFound(net.readNamespacedIngress({ name: 'ing', namespace: NS })), { until: (gone) => gone, description: 'the Ingress garbage-collected', timeoutMs: 120_000 });
   });
 
+  it('predictor + explainer with loggers: {isvc}-explainer Deployment, Service and HPA told the predictor host, ExplainerReady, :explain routed to it; all garbage-collected', async () => {
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'expl',
+        `  predictor:
+    logger: { url: "http://sink.fields:8080/events", mode: request, metadataHeaders: [x-tenant, traceparent] }
+${ONNX}  explainer:
+    minReplicas: 1
+    maxReplicas: 2
+    logger: {}
+    containers:
+      - name: my-explainer
+        image: explainer:1
+        args: [--workers, "2"]
+`,
+      ),
+      NS,
+    );
+    const isvc = await waitForIsvc(c, NS, 'expl', isReady, 'Ready', 90_000);
+    expect(conditionOf(isvc, 'ExplainerReady')?.status).toBe('True');
+    expect(isvc.status?.components?.['explainer']).toEqual({
+      url: 'http://expl-explainer-fields.example.com',
+      address: { url: 'http://expl-explainer.fields.svc.cluster.local' },
+    });
+    // The predictor stays the entry point: the explainer is reached by its verb.
+    expect(isvc.status?.address?.url).toBe('http://expl-predictor.fields.svc.cluster.local');
+
+    const explainer = (await deployment('expl-explainer')).spec!.template;
+    expect(explainer.metadata?.labels).toMatchObject({ component: 'explainer', 'serving.kserve.io/inferenceservice': 'expl' });
+    const identity = (component: string) => ['--logger_inference_service', 'expl', '--logger_namespace', NS, '--logger_component', component, '--logger_endpoint', 'default'];
+    expect(explainer.spec!.containers.map((k) => [k.name, k.image, k.args])).toEqual([
+      [
+        'kserve-container',
+        'explainer:1',
+        ['--workers', '2', '--model_name', 'expl', '--predictor_host', 'expl-predictor.fields', '--http_port', '8080', '--logger_url', 'http://default-broker', '--logger_mode', 'all', ...identity('explainer')],
+      ],
+    ]);
+    const predictorArgs = (await deployment('expl-predictor')).spec!.template.spec!.containers[0]!.args!;
+    expect(predictorArgs.slice(-14)).toEqual([
+      '--logger_url', 'http://sink.fields:8080/events', '--logger_mode', 'request', ...identity('predictor'), '--logger_metadata_headers', 'x-tenant,traceparent',
+    ]);
+    const svc = await c.core.readNamespacedService({ name: 'expl-explainer', namespace: NS });
+    expect(svc.spec?.ports?.[0]).toMatchObject({ port: 80, targetPort: 8080 });
+    const hpa = await c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'expl-explainer', namespace: NS });
+    expect(hpa.spec).toMatchObject({ minReplicas: 1, maxReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'expl-explainer' } });
+
+    // The API server accepted the explain path (an Ingress path must start with '/').
+    const ingress = await net.readNamespacedIngress({ name: 'expl', namespace: NS });
+    expect(ingress.spec?.rules?.map((r) => [r.host, r.http?.paths.map((p) => `${p.pathType} ${p.path} → ${p.backend.service?.name}`)])).toEqual([
+      ['expl-fields.example.com', ['Exact /v1/models/expl:explain → expl-explainer', 'Prefix / → expl-predictor']],
+      ['expl-explainer-fields.example.com', ['Prefix / → expl-explainer']],
+      ['expl-predictor-fields.example.com', ['Prefix / → expl-predictor']],
+    ]);
+
+    await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'expl' });
+    for (const read of [
+      () => c.apps.readNamespacedDeployment({ name: 'expl-explainer', namespace: NS }),
+      () => c.core.readNamespacedService({ name: 'expl-explainer', namespace: NS }),
+      () => c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'expl-explainer', namespace: NS }),
+    ]) {
+      await waitFor(() => notFound(read()), { until: (gone) => gone, description: 'explainer objects garbage-collected', timeoutMs: 120_000 });
+    }
+  });
+
+  it("the CRD refuses built-in explainers and what only KServe's logger agent does, each by name", async () => {
+    const art = await kubectlApplyRejected(cp, isvcYaml('art', `  predictor:\n${ONNX}  explainer:\n    art: { type: SquareAttack }\n`), NS);
+    expect(art).toContain('built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts');
+    const empty = await kubectlApplyRejected(cp, isvcYaml('noexpl', `  predictor:\n${ONNX}  explainer:\n    minReplicas: 1\n`), NS);
+    expect(empty).toContain('spec.explainer.containers must name at least one container');
+    const storage = await kubectlApplyRejected(cp, isvcYaml('logstore', `  predictor:\n    logger: { storage: { path: /logs, key: k } }\n${ONNX}`), NS);
+    expect(storage).toContain('logger.storage (request logs written to storage) is not supported by kserve-ts');
+    const mode = await kubectlApplyRejected(cp, isvcYaml('logmode', `  predictor:\n    logger: { mode: both }\n${ONNX}`), NS);
+    expect(mode).toMatch(/spec.predictor.logger.mode: Unsupported value: "both"/);
+  });
+
   it('a cluster-local InferenceService gets no Ingress, but a url and IngressReady', async () => {
     await kubectlApply(
       cp,
