@@ -86,6 +86,15 @@ describe('parseServeArgs', () => {
     expect(() => parseServeArgs(argv, {})).toThrow(message);
   });
 
+  it("serves HTTPS on KServe's 8443 when given a pair and the port was left alone, from flags or KServe's environment", () => {
+    const tls = { certFile: '/c.pem', keyFile: '/k.pem' };
+    expect(parseServeArgs(['--ssl_certfile', '/c.pem', '--ssl_keyfile', '/k.pem'], {}).config).toMatchObject({ tls, httpPort: 8443 });
+    expect(parseServeArgs(['--ssl_certfile', '/c.pem', '--ssl_keyfile', '/k.pem', '--http_port', '9000'], {}).config).toMatchObject({ tls, httpPort: 9000 });
+    expect(parseServeArgs([], { KSERVE_TLS_CERT_FILE: '/c.pem', KSERVE_TLS_KEY_FILE: '/k.pem' }).config).toMatchObject({ tls, httpPort: 8443 });
+    expect(parseServeArgs([], {}).config).toMatchObject({ tls: undefined, httpPort: 8080 });
+    expect(() => parseServeArgs(['--ssl_keyfile', '/k.pem'], {})).toThrow('--ssl_certfile and --ssl_keyfile');
+  });
+
   it('warns about unknown flags and accepted-but-inert KServe flags, never failing', () => {
     const argv = ['--typo_flag', '3', '--max_threads', '8', '--workers', '2', 'stray', '--max_threads=4', '--log_config_file', 'x.yaml'];
     const { config, warnings } = parseServeArgs(argv, {});

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../cli/flags.js';
 import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
+import type { TlsFiles } from './http/tls.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -39,6 +40,8 @@ export interface ServerConfig {
   readonly shutdownDelaySeconds: number;
   /** Timeouts, connections, streams, queued requests, what a request may declare (limits.ts). */
   readonly limits: ServerLimits;
+  /** REST over HTTPS with these files (--ssl_certfile/--ssl_keyfile); undefined: plain HTTP. */
+  readonly tls: TlsFiles | undefined;
   /** Access-log line format (access-log.ts); undefined: no access log. */
   readonly accessLogFormat: string | undefined;
   /** One line per inference with its stages' milliseconds, as KServe's --enable_latency_logging. */
@@ -68,7 +71,9 @@ const INERT_FLAGS: readonly (readonly [string, string])[] = [
 
 /** The server's own flags, with defaults and units; backends add theirs (Backend.flags). */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
-  { name: 'http_port', kind: 'int', dflt: '8080', help: 'REST port' },
+  { name: 'http_port', kind: 'int', dflt: '8080', help: 'REST port (8443 by default with --ssl_certfile, as KServe)' },
+  { name: 'ssl_certfile', kind: 'string', dflt: '', placeholder: 'PATH', help: 'serve REST over HTTPS with this PEM certificate (chain), reloaded when it changes (env KSERVE_TLS_CERT_FILE)' },
+  { name: 'ssl_keyfile', kind: 'string', dflt: '', placeholder: 'PATH', help: 'PEM private key for --ssl_certfile (env KSERVE_TLS_KEY_FILE)' },
   { name: 'http_host', kind: 'string', dflt: '0.0.0.0', placeholder: 'ADDR', help: 'address the REST and gRPC servers bind' },
   { name: 'grpc_port', kind: 'int', dflt: '8081', help: 'gRPC port' },
   { name: 'enable_grpc', kind: 'bool', dflt: 'true', help: 'serve the V2 gRPC protocol' },
@@ -127,6 +132,15 @@ export function usableCpus(): number {
   return n;
 }
 
+/** KServe's default REST port when serving HTTPS. */
+const DEFAULT_HTTPS_PORT = 8443;
+
+function tlsFrom(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new FlagError('--ssl_certfile and --ssl_keyfile (KSERVE_TLS_CERT_FILE, KSERVE_TLS_KEY_FILE) go together: give both or neither');
+  return { certFile, keyFile };
+}
+
 export interface ParsedArgs {
   readonly config: ServerConfig;
   readonly warnings: readonly string[];
@@ -165,12 +179,14 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   const workers = int('workers');
   if (workers < 1) throw new FlagError('--workers must be at least 1');
   const intra = int('intra_op_threads');
+  const tls = tlsFrom(flags.string('ssl_certfile') || env['KSERVE_TLS_CERT_FILE'], flags.string('ssl_keyfile') || env['KSERVE_TLS_KEY_FILE']);
   const accessLogFormat = get('access_log_format') || (flags.bool('enable_access_log') ? DEFAULT_ACCESS_LOG_FORMAT : undefined);
   // Compiled here only to refuse a bad format at start-up; the HTTP app compiles its own.
   if (accessLogFormat !== undefined) compileAccessLogFormat(accessLogFormat);
   const config: ServerConfig = {
     httpHost: get('http_host'),
-    httpPort: port('http_port'),
+    // KServe switches to its HTTPS port only when the port was left at its default.
+    httpPort: tls !== undefined && !flags.given('http_port') ? DEFAULT_HTTPS_PORT : port('http_port'),
     grpcPort: port('grpc_port'),
     enableGrpc: flags.bool('enable_grpc'),
     enableDocsUrl: flags.bool('enable_docs_url'),
@@ -187,6 +203,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     gracePeriodSeconds: int('grace_period_seconds'),
     shutdownDelaySeconds: Math.max(0, int('shutdown_delay_seconds')),
     limits: limitsFrom(int),
+    tls,
     accessLogFormat,
     enableLatencyLogging: flags.bool('enable_latency_logging'),
     flags,

@@ -57,7 +57,7 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'max_header_bytes', dflt: '16384', help: 'largest REST request line and headers (bytes); beyond it 431' },
   { name: 'headers_timeout_seconds', dflt: '30', help: 'time a client has to send the request headers (seconds); then 408' },
   { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole REST request, body included (seconds); then 408' },
-  { name: 'timeout_keep_alive', dflt: '5', help: 'idle keep-alive REST connections close after this long (seconds; KServe flag)' },
+  { name: 'timeout_keep_alive', dflt: '65', help: "idle keep-alive REST connections close after this long (seconds; KServe's flag and default: longer than a proxy's 60 s idle timeout)" },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
   { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
   { name: 'grpc_max_inflight_message_bytes', dflt: String(1024 * MiB), help: 'gRPC request bytes the server holds at once over all calls; a call past it is reset, RESOURCE_EXHAUSTED (0 = no limit)' },

@@ -53,8 +53,14 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     () => undefined,
     (e: unknown) => e as Error,
   );
-  await server.http.listen({ host: config.httpHost, port: config.httpPort });
-  logger.info({ port: config.httpPort, host: config.httpHost }, 'REST server listening');
+  await server.http.listen({
+    host: config.httpHost,
+    port: config.httpPort,
+    // fastify names the scheme from its own `https` option, which an HTTPS server made by our
+    // serverFactory (http/tls.ts) does not set.
+    ...(config.tls !== undefined ? { listenTextResolver: (address: string) => `Server listening at ${address.replace(/^http:/, 'https:')}` } : {}),
+  });
+  logger.info({ port: config.httpPort, host: config.httpHost, tls: config.tls !== undefined }, 'REST server listening');
   if (server.grpc !== undefined) {
     const port = await server.grpc.listen(config.httpHost, config.grpcPort);
     logger.info({ port, host: config.httpHost }, 'gRPC server listening');

@@ -99,6 +99,7 @@ export async function createServer(
     bodyLimit: config.restMaxBodyBytes,
     limits: config.limits,
     accessLogFormat: config.accessLogFormat,
+    tls: config.tls,
   });
   const grpc = config.enableGrpc
     ? buildGrpcServer({

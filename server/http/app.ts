@@ -2,6 +2,7 @@
  * Builds the REST application (routes, parsers, error mapping) without binding a port:
  * tests call `inject` or listen on port 0; only the entry point listens on configured ports.
  */
+import type { Server as HttpsServer } from 'node:https';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { errors } from '../../protocols/errors.js';
@@ -15,6 +16,7 @@ import type { HttpContext } from './context.js';
 import { registerErrorHandlers } from './errors.js';
 import { collectRoutes } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
+import { type TlsFiles, createHttpsServer, watchTlsFiles } from './tls.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
@@ -27,6 +29,8 @@ export interface HttpAppOptions extends HttpContext {
   readonly bodyLimit: number;
   /** Access-log line format (access-log.ts); absent: no access log. */
   readonly accessLogFormat?: string | undefined;
+  /** Serve HTTPS with this certificate and key, reloaded when they change (tls.ts); absent: plain HTTP. */
+  readonly tls?: TlsFiles | undefined;
 }
 
 /** Longest path parameter (a model name, a version); model names may contain '.', so routing is otherwise strict. */
@@ -35,6 +39,14 @@ const MAX_PARAM_LENGTH = 256;
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const requestTimeout = limits.requestTimeoutMs;
+  const httpOptions = {
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: requestTimeout > 0 ? Math.min(limits.headersTimeoutMs, requestTimeout) : limits.headersTimeoutMs,
+    requestTimeout,
+    connectionsCheckingInterval: 1000,
+  };
+  const tls = opts.tls;
+  let httpsServer: HttpsServer | undefined;
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -46,12 +58,19 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     // holding it (and what they sent) forever; Node checks the timers every second.
     requestTimeout,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: requestTimeout > 0 ? Math.min(limits.headersTimeoutMs, requestTimeout) : limits.headersTimeoutMs,
-      requestTimeout,
-      connectionsCheckingInterval: 1000,
-    },
+    http: httpOptions,
+    // fastify's own `https` option drops the `http` options above; an HTTPS server made
+    // here takes both (fastify still sets the keep-alive and request timeouts on it).
+    ...(tls === undefined
+      ? {}
+      : {
+          serverFactory: (handler: Parameters<typeof createHttpsServer>[2]) => {
+            httpsServer = createHttpsServer(tls, httpOptions, handler);
+            httpsServer.keepAliveTimeout = limits.keepAliveTimeoutMs;
+            httpsServer.requestTimeout = requestTimeout;
+            return httpsServer;
+          },
+        }),
     clientErrorHandler: clientErrorHandler(limits),
     // Model names may contain characters such as '.'; keep routing strict otherwise.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -69,6 +88,13 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     return503OnClosing: false,
   });
   limitConnections(app.server, limits.maxConnections);
+  if (tls !== undefined && httpsServer !== undefined) {
+    const unwatch = watchTlsFiles(httpsServer, tls, opts.logger.child({ component: 'http' }));
+    app.addHook('onClose', (_instance, done) => {
+      unwatch();
+      done();
+    });
+  }
   limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);

@@ -4,11 +4,14 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import { ConnectionSet } from '../connection-set.js';
 
 export function limitConnections(server: Server, max: number): void {
   const connections = new ConnectionSet<Socket>(max);
-  server.on('connection', (socket: Socket) => {
+  // Over TLS a request's socket is the TLSSocket, which only 'secureConnection' hands out.
+  const accepted = server instanceof TlsServer ? 'secureConnection' : 'connection';
+  server.on(accepted, (socket: Socket) => {
     if (!connections.admit(socket)) return;
     socket.once('close', () => connections.closed(socket));
   });
