@@ -1,5 +1,8 @@
 /** GCS: the service-account key file mounted from the secret (KServe `pkg/credentials/gcs`). */
 import type { V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { addVolume, addVolumeMount, mergeEnv } from '../pod/pod-spec.js';
+import { secretHasKey } from './credential-source.js';
+import type { CredentialProvider } from './provider.js';
 
 export const GCS_VOLUME = 'user-gcp-sa';
 export const GCS_MOUNT_PATH = '/var/secrets/';
@@ -12,3 +15,14 @@ export function gcsCredentials(secretName: string, fileName: string): { volume: 
     env: { name: GCS_ENV, value: `${GCS_MOUNT_PATH}${fileName}` },
   };
 }
+
+export const gcsProvider: CredentialProvider = {
+  name: 'gcs',
+  matches: (secret, config) => secretHasKey(secret, config.gcsCredentialFileName),
+  inject(secret, { config, container, spec }) {
+    const gcs = gcsCredentials(secret.metadata?.name ?? '', config.gcsCredentialFileName);
+    addVolume(spec, gcs.volume);
+    addVolumeMount(container, gcs.mount);
+    mergeEnv(container, [gcs.env]);
+  },
+};

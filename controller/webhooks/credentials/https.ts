@@ -4,7 +4,9 @@
  * the storage initializer sends to that host.
  */
 import type { V1EnvVar, V1Secret } from '@kubernetes/client-node';
-import { secretText } from './credential-source.js';
+import { mergeEnv } from '../pod/pod-spec.js';
+import { secretHasKey, secretText } from './credential-source.js';
+import type { CredentialProvider } from './provider.js';
 
 export const HTTPS_HOST_KEY = 'https-host';
 export const HTTPS_HEADERS_KEY = 'headers';
@@ -14,3 +16,11 @@ export function httpsHeaderEnvs(secret: V1Secret): V1EnvVar[] {
   const headers = secretText(secret, HTTPS_HEADERS_KEY);
   return host === undefined || headers === undefined ? [] : [{ name: `${host}-headers`, value: headers }];
 }
+
+export const httpsProvider: CredentialProvider = {
+  name: 'https',
+  matches: (secret) => secretHasKey(secret, HTTPS_HOST_KEY),
+  inject(secret, { container }) {
+    mergeEnv(container, httpsHeaderEnvs(secret));
+  },
+};

@@ -6,7 +6,9 @@
  */
 import type { V1EnvVar, V1Secret } from '@kubernetes/client-node';
 import type { S3CredentialsConfig } from '../../config/credentials.js';
-import { secretText } from './credential-source.js';
+import { mergeEnv } from '../pod/pod-spec.js';
+import { secretHasKey, secretText } from './credential-source.js';
+import type { CredentialProvider } from './provider.js';
 
 const ANN = 'serving.kserve.io/';
 export const S3_ANNOTATIONS = {
@@ -91,3 +93,12 @@ export function s3SecretEnvs(secret: V1Secret, config: S3CredentialsConfig): V1E
     ...s3SettingEnvs(secret.metadata?.annotations, secret, config),
   ];
 }
+
+export const s3Provider: CredentialProvider = {
+  name: 's3',
+  matches: (secret, config) => secretHasKey(secret, config.s3.secretAccessKeyName),
+  // Replaces settings an IRSA ServiceAccount gave: the secret's annotations are more specific.
+  inject(secret, { config, container }) {
+    mergeEnv(container, s3SecretEnvs(secret, config.s3));
+  },
+};

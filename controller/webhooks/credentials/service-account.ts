@@ -5,20 +5,19 @@
  *    from its own `serving.kserve.io/s3-*` annotations;
  * 2. then the one secret named by the pod annotation `credentials.storageSecretNameAnnotation`
  *    (set on the InferenceService, copied to its pods), or else every secret the
- *    ServiceAccount lists, each classified by its data keys: S3 keys, a GCS key file, or
- *    `https-host` headers. Other secrets (tokens, schemes kserve-ts does not download) are
- *    skipped.
+ *    ServiceAccount lists, each injected by the first provider of the registry
+ *    (registry.ts: S3, GCS, Azure, https headers, HDFS, Hugging Face) its data keys match.
+ *    Other secrets (image pull tokens, ...) are skipped.
  *
  * A missing ServiceAccount means no credentials; a named secret that is missing is an error.
  */
 import type { V1Container, V1PodSpec, V1Secret } from '@kubernetes/client-node';
 import type { CredentialsConfig } from '../../config/credentials.js';
 import { errors } from '../errors.js';
-import { addVolume, addVolumeMount, mergeEnv } from '../pod/pod-spec.js';
-import { type CredentialSource, read, secretHasKey } from './credential-source.js';
-import { gcsCredentials } from './gcs.js';
-import { HTTPS_HOST_KEY, httpsHeaderEnvs } from './https.js';
-import { s3SecretEnvs, s3SettingEnvs } from './s3.js';
+import { mergeEnv } from '../pod/pod-spec.js';
+import { type CredentialSource, read } from './credential-source.js';
+import { providerFor } from './registry.js';
+import { s3SettingEnvs } from './s3.js';
 
 export const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -64,19 +63,10 @@ async function injectSecret(inj: CredentialInjection, name: string, why: string)
 }
 
 function classify(inj: CredentialInjection, secret: V1Secret): void {
-  const { config, container } = inj;
-  const name = secret.metadata?.name ?? '';
-  if (secretHasKey(secret, config.s3.secretAccessKeyName)) {
-    // Replaces settings an IRSA ServiceAccount gave: the secret's annotations are more specific.
-    mergeEnv(container, s3SecretEnvs(secret, config.s3));
-  } else if (secretHasKey(secret, config.gcsCredentialFileName)) {
-    const gcs = gcsCredentials(name, config.gcsCredentialFileName);
-    addVolume(inj.spec, gcs.volume);
-    addVolumeMount(container, gcs.mount);
-    mergeEnv(container, [gcs.env]);
-  } else if (secretHasKey(secret, HTTPS_HOST_KEY)) {
-    mergeEnv(container, httpsHeaderEnvs(secret));
-  } else {
-    inj.debug?.(`secret '${name}' holds no storage credentials kserve-ts uses: skipped`);
+  const provider = providerFor(secret, inj.config);
+  if (!provider) {
+    inj.debug?.(`secret '${secret.metadata?.name ?? ''}' holds no storage credentials kserve-ts uses: skipped`);
+    return;
   }
+  provider.inject(secret, inj);
 }

@@ -7,10 +7,11 @@
  * - key set → that entry must exist; key unset → `default_<type>` or `default`, if present;
  * - `STORAGE_CONFIG` refers to the entry (secretKeyRef), `STORAGE_OVERRIDE_CONFIG` carries
  *   the parameters (keys sorted, as Go marshals maps);
- * - the storage type comes from `parameters.type`, else the entry's `type`; kserve-ts
- *   downloads `s3` only;
+ * - the storage type comes from `parameters.type`, else the entry's `type`: `s3`, `hdfs` or
+ *   `webhdfs`, KServe's storage spec types (the storage-initializer reads an hdfs entry's
+ *   HDFS_NAMENODE, USER_PROXY, ... from STORAGE_CONFIG);
  * - a `<scheme-placeholder>://path` URI becomes `s3://<bucket>/path`, with the bucket from
- *   the parameters or else the entry.
+ *   the parameters or else the entry, or `hdfs://path` / `webhdfs://path`.
  */
 import type { V1Container } from '@kubernetes/client-node';
 import type { CredentialsConfig } from '../../config/credentials.js';
@@ -25,7 +26,7 @@ import { URI_SCHEME_PLACEHOLDER } from '../../constants.js';
 import { jsonSyntaxProblem } from '../json-error.js';
 
 export { URI_SCHEME_PLACEHOLDER };
-export const SUPPORTED_STORAGE_SPEC_TYPES: readonly string[] = ['s3'];
+export const SUPPORTED_STORAGE_SPEC_TYPES: readonly string[] = ['s3', 'hdfs', 'webhdfs'];
 const BUCKET_TYPES: readonly string[] = ['s3'];
 
 export interface StorageSpecInjection {

@@ -24,6 +24,7 @@ import {
 } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
 import { redact } from '../../../storage-initializer/redact.js';
+import { SUPPORTED_STORAGE_SPEC_TYPES } from '../credentials/storage-spec.js';
 import { storageUriProblem } from './storage-uri.js';
 
 /**
@@ -46,7 +47,6 @@ const HPA_METRICS: readonly string[] = ['cpu', 'memory'];
 const KPA_METRICS: readonly string[] = ['concurrency', 'rps'];
 const KNATIVE_HPA_CLASS = 'hpa.autoscaling.knative.dev';
 const SUPPORTED_MODES: readonly DeploymentMode[] = ['Standard', 'Knative'];
-const STORAGE_SPEC_TYPES: readonly string[] = ['s3'];
 
 /** All problems with `isvc` (empty when valid). `old` is the stored object on UPDATE. */
 export function validateInferenceService(isvc: InferenceService, defaultDeploymentMode: DeploymentMode, old?: InferenceService): string[] {
@@ -178,8 +178,8 @@ function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
         problems.push(`spec.predictor.model.storageUri '${redact(model.storageUri)}' must be an s3:// URI when spec.predictor.model.storage is set`);
       }
       const type = model.storage.parameters?.['type'];
-      if (type !== undefined && !STORAGE_SPEC_TYPES.includes(type)) {
-        problems.push(`spec.predictor.model.storage.parameters.type '${type}' is not supported (supported: ${STORAGE_SPEC_TYPES.join(', ')})`);
+      if (type !== undefined && !SUPPORTED_STORAGE_SPEC_TYPES.includes(type)) {
+        problems.push(`spec.predictor.model.storage.parameters.type '${type}' is not supported (supported: ${SUPPORTED_STORAGE_SPEC_TYPES.join(', ')})`);
       }
     }
   }

@@ -58,6 +58,8 @@ describe('InferenceService validation: accepted', () => {
     )),
     ['model + collocated transformer-container', { predictor: { ...model(), containers: [{ name: 'transformer-container', image: 't' }] } }],
     ['storage spec with s3', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'iris', parameters: { type: 's3' } } }) }],
+    ['storage spec with hdfs', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'models/iris', parameters: { type: 'hdfs' } } }) }],
+    ['storage spec with webhdfs', { predictor: model({ storageUri: undefined, storage: { path: 'models/iris', parameters: { type: 'webhdfs' } } }) }],
     ['canary traffic in Knative', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 10 }) }],
     ['an explainer with containers', { explainer: { containers: [{ name: 'kserve-container', image: 'e' }] } }],
     ['a logger on every component', {
@@ -108,7 +110,7 @@ describe('InferenceService validation: rejected', () => {
     ['PVC URI without a claim', { predictor: model({ storageUri: 'pvc:///x' }) }, "'pvc:///x' names no claim"],
     ['PVC URI leaving the claim', { predictor: model({ storageUri: 'pvc://claim/../../etc' }) }, "'pvc://claim/../../etc' has a '..' path segment"],
     ['storage spec with a gs:// URI', { predictor: model({ storageUri: 'gs://m', storage: { key: 'k' } }) }, "must be an s3:// URI when spec.predictor.model.storage is set"],
-    ['storage spec of type hdfs', { predictor: model({ storageUri: undefined, storage: { parameters: { type: 'hdfs' } } }) }, "storage.parameters.type 'hdfs' is not supported (supported: s3)"],
+    ['storage spec of type gs', { predictor: model({ storageUri: undefined, storage: { parameters: { type: 'gs' } } }) }, "storage.parameters.type 'gs' is not supported (supported: s3, hdfs, webhdfs)"],
     ['canary traffic above 100', { annotations: KNATIVE, predictor: model({}, { canaryTrafficPercent: 101 }) }, 'canaryTrafficPercent must be an integer from 0 to 100, got 101'],
     ['canary traffic in Standard', { predictor: model({}, { canaryTrafficPercent: 10 }) }, 'canaryTrafficPercent is only supported in Knative mode (this InferenceService is Standard)'],
     ['transformer without containers', { transformer: { containers: [] } }, 'spec.transformer.containers must name at least one container'],

@@ -80,10 +80,10 @@ describe('pod webhook rejections', () => {
     ],
     [
       'storage type kserve-ts does not download',
-      pod({ [SOURCE_URI]: '<scheme-placeholder>://m', 'internal.serving.kserve.io/storage-spec': 'true', 'internal.serving.kserve.io/storage-spec-param': '{"type":"hdfs"}' }),
+      pod({ [SOURCE_URI]: '<scheme-placeholder>://m', 'internal.serving.kserve.io/storage-spec': 'true', 'internal.serving.kserve.io/storage-spec-param': '{"type":"gs"}' }),
       [],
       400,
-      "storage type 'hdfs' is not supported (supported: s3)",
+      "storage type 'gs' is not supported (supported: s3, hdfs, webhdfs)",
     ],
     [
       'storage type nowhere',
