@@ -1,30 +1,58 @@
-/** Whole-file checksums for verification after parallel ranged writes. */
+/**
+ * The digests a store declares, computed incrementally: MD5 (S3 single-part ETags, Azure
+ * Content-MD5, GCS md5Hash) and CRC32C (GCS, base64 big-endian). Used by the hash worker
+ * (hash-worker.ts), never on the download's event loop.
+ */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 
-const CRC32C_TABLE = (() => {
-  const t = new Int32Array(256);
+export type HashAlgorithm = 'md5' | 'crc32c';
+
+/** Slicing-by-8 tables: 8 × 256 entries, one byte of input per table per step. */
+const CRC32C_TABLES = (() => {
+  const t = Array.from({ length: 8 }, () => new Uint32Array(256));
   for (let i = 0; i < 256; i++) {
     let c = i;
     for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c;
+    t[0]![i] = c >>> 0;
+  }
+  for (let i = 0; i < 256; i++) {
+    for (let s = 1; s < 8; s++) t[s]![i] = (t[s - 1]![t[s - 1]![i]! & 0xff]! ^ (t[s - 1]![i]! >>> 8)) >>> 0;
   }
   return t;
 })();
 
-/** CRC32C (Castagnoli) of a file, base64 big-endian as GCS reports it. */
-export async function fileCrc32c(file: string): Promise<string> {
-  let crc = ~0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    for (let i = 0; i < chunk.length; i++) crc = CRC32C_TABLE[(crc ^ chunk[i]!) & 0xff]! ^ (crc >>> 8);
-  }
-  const out = Buffer.alloc(4);
-  out.writeUInt32BE(~crc >>> 0);
-  return out.toString('base64');
+/** Feeds bytes in order; `digest` gives the store's notation (hex MD5, base64 CRC32C). */
+export interface Digest {
+  update(chunk: Uint8Array): void;
+  digest(): string;
 }
 
-export async function fileMd5(file: string): Promise<string> {
+class Crc32c implements Digest {
+  private crc = ~0 >>> 0;
+
+  update(b: Uint8Array): void {
+    const [t0, t1, t2, t3, t4, t5, t6, t7] = CRC32C_TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+    let crc = this.crc;
+    let i = 0;
+    const n8 = b.length - (b.length % 8);
+    for (; i < n8; i += 8) {
+      const lo = (crc ^ (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24))) >>> 0;
+      crc = t7[lo & 0xff]! ^ t6[(lo >>> 8) & 0xff]! ^ t5[(lo >>> 16) & 0xff]! ^ t4[lo >>> 24]! ^
+        t3[b[i + 4]!]! ^ t2[b[i + 5]!]! ^ t1[b[i + 6]!]! ^ t0[b[i + 7]!]!;
+    }
+    for (; i < b.length; i++) crc = t0[(crc ^ b[i]!) & 0xff]! ^ (crc >>> 8);
+    this.crc = crc >>> 0;
+  }
+
+  digest(): string {
+    const out = Buffer.alloc(4);
+    out.writeUInt32BE(~this.crc >>> 0);
+    return out.toString('base64');
+  }
+}
+
+export function makeDigest(algorithm: HashAlgorithm): Digest {
+  if (algorithm === 'crc32c') return new Crc32c();
   const h = createHash('md5');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) h.update(chunk);
-  return h.digest('hex');
+  return { update: (c) => h.update(c), digest: () => h.digest('hex') };
 }

@@ -18,17 +18,19 @@ import type { Log } from './progress.js';
 
 for (const [scheme, load] of Object.entries(PROVIDER_LOADERS)) registerProvider(scheme, load);
 
-export const USAGE = `Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
+export const USAGE = `Usage: storage-initializer [--cache_dir DIR] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 
 Downloads each source into its destination folder (created if missing), atomically.
 Sources: s3://bucket/path, gs://bucket/path, https://account.blob.core.windows.net/container/path,
 hf://owner/model[:revision], hdfs://path or webhdfs://path,
 http(s)://host/file[.zip|.tar|.tar.gz|.tgz|.tar.bz2|.tar.xz], file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
-shared by runs on one node. Configuration is read from the environment (see README.md,
+shared by runs on one node. --concurrency (or STORAGE_CONCURRENCY): requests in flight, default
+auto (measured). Configuration is read from the environment (see README.md,
 "Storage initializer").`;
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'cache_dir', kind: 'string', placeholder: 'DIR', help: 'content-addressed cache shared by runs on one node (env STORAGE_CACHE_DIR)' },
+  { name: 'concurrency', kind: 'string', placeholder: 'N|auto', help: 'requests in flight: a number, or auto (the default: chosen from the measured rate; env STORAGE_CONCURRENCY)' },
 ];
 
 /** Every credential the config holds, for the output scrubber. */
@@ -69,7 +71,8 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
   let scrubber = new Scrubber(uris, []);
   const out: Log = (line) => log(scrubber.scrub(line));
   try {
-    const config = loadConfig(env);
+    // The flag wins over the variable; both are read by the one config parser.
+    const config = loadConfig(flags.given('concurrency') ? { ...env, STORAGE_CONCURRENCY: flags.string('concurrency') } : env);
     scrubber = new Scrubber(uris, configSecrets(config));
     providers = new ProviderSet(config);
     const started = performance.now();

@@ -46,8 +46,14 @@ export interface Config extends StoreConfigs {
   httpHeaders: ReadonlyMap<string, Readonly<Record<string, string>>>;
   allowPatterns: readonly string[];
   ignorePatterns: readonly string[];
-  /** Requests in flight at once, across all files of one URI. */
+  /**
+   * Requests in flight at once, across all files of one URI: exactly this many when
+   * `adaptiveConcurrency` is false, else the most the adaptive plan may reach
+   * (concurrency.ts). Connection pools are sized for it.
+   */
   concurrency: number;
+  /** True unless STORAGE_CONCURRENCY (or --concurrency) gave a number. */
+  adaptiveConcurrency: boolean;
   /**
    * Objects larger than this are fetched as parallel ranged GETs of at least this size;
    * exactly this size when `adaptiveParts` is false (part-plan.ts).
@@ -87,7 +93,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Defaults, with units. */
 export const DEFAULTS = Object.freeze({
-  concurrency: 16, // requests
+  maxConcurrency: 64, // requests: the adaptive plan's ceiling
   partSize: 16 * 1024 * 1024, // bytes: the first (timed) part, and the smallest adaptive part
   maxAttempts: 5, // per request, first try included
   connectTimeoutS: 15,
@@ -234,6 +240,13 @@ function webIdentity(env: Env): S3Config['webIdentity'] {
   return { roleArn, tokenFile, sessionName: env['AWS_ROLE_SESSION_NAME'] || `kserve-ts-storage-initializer-${process.pid}`, stsEndpoint: env['AWS_ENDPOINT_URL_STS'] || undefined };
 }
 
+/** STORAGE_CONCURRENCY: a number of requests (fixed), or `auto`/unset (adaptive). */
+function concurrency(env: Env): Pick<Config, 'concurrency' | 'adaptiveConcurrency'> {
+  const v = env['STORAGE_CONCURRENCY']?.trim();
+  if (!v || v.toLowerCase() === 'auto') return { concurrency: DEFAULTS.maxConcurrency, adaptiveConcurrency: true };
+  return { concurrency: Math.floor(num(env, ['STORAGE_CONCURRENCY'], DEFAULTS.maxConcurrency, 1)), adaptiveConcurrency: false };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const storageConfig = storageConfigObject(rawEnv);
   const env: Env = { ...rawEnv, ...storageConfigEnv(storageConfig) };
@@ -273,7 +286,7 @@ export function loadConfig(rawEnv: Env): Config {
     httpHeaders: headersFromEnv(env),
     allowPatterns: Object.freeze(parsePatterns(env['STORAGE_ALLOW_PATTERNS'])),
     ignorePatterns: Object.freeze(parsePatterns(env['STORAGE_IGNORE_PATTERNS'])),
-    concurrency: Math.floor(num(env, ['STORAGE_CONCURRENCY'], DEFAULTS.concurrency, 1)),
+    ...concurrency(env),
     partSize: Math.floor(num(env, ['STORAGE_PART_SIZE'], DEFAULTS.partSize, 1024)),
     adaptiveParts: !env['STORAGE_PART_SIZE'],
     maxAttempts: Math.floor(num(env, ['STORAGE_MAX_ATTEMPTS', 'S3_MAX_ATTEMPTS'], DEFAULTS.maxAttempts, 1)),

@@ -14,23 +14,25 @@
  * does not depend on object size. Each request has a connect timeout, an idle-read timeout
  * and up to `maxAttempts` tries with exponential backoff and jitter.
  */
-import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { archiveKind, extractArchive, memberPath } from './archive.js';
 import { cacheHit, cacheKey, cacheStore } from './cache.js';
 import { TMP_PREFIX, commit, recover } from './commit.js';
-import { fileCrc32c, fileMd5 } from './checksum.js';
 import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
+import { FileWriter } from './file-writer.js';
+import { HashPool, hashWorkers, type HashSession } from './hash-pool.js';
 import { makeFilter } from './patterns.js';
+import { ADAPTIVE_DEFAULTS, AdaptiveConcurrency, initialConcurrency } from './concurrency.js';
 import { adaptivePartSize, splitRanges } from './part-plan.js';
 import { TaskPool, type Task } from './pool.js';
 import { Progress, human, type Log } from './progress.js';
 import type { ByteRange, Listing, RemoteObject, StorageProvider } from './provider.js';
+import { WrittenRanges } from './written-ranges.js';
 
 export { TMP_PREFIX } from './commit.js';
 
@@ -44,9 +46,17 @@ interface ObjectState {
   obj: RemoteObject;
   file: string;
   partsLeft: number;
-  inlineMd5: string | undefined;
   skipChecksum: boolean;
+  /** Bytes on disk, for the checksum session that follows the contiguous prefix. */
+  written: WrittenRanges;
+  /** Opened at the object's first write when the store declared a digest. */
+  hash: HashSession | undefined;
+  /** Prefix end last sent to the hash session. */
+  hashedTo: number;
 }
+
+/** Bytes the prefix must grow by before the hash worker is told (fewer messages). */
+const HASH_STEP = 4 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,8 +81,9 @@ export async function withRetries<T>(config: Config, log: Log, what: string, sig
 }
 
 /**
- * Counts bytes, feeds the optional hash, aborts a body that stalls for `idleMs` and one that
- * sends more than `max` bytes (the declared size, or STORAGE_MAX_BYTES when none is).
+ * Counts bytes, aborts a body that stalls for `idleMs` and one that sends more than `max`
+ * bytes (the declared size, or STORAGE_MAX_BYTES when none is). No hashing here: checksums
+ * are computed by hash-pool.ts's workers from what reached the disk.
  */
 class Meter extends Transform {
   written = 0;
@@ -80,7 +91,7 @@ class Meter extends Transform {
   firstByteAt: number | undefined;
   private timer: NodeJS.Timeout;
 
-  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly hash: Hash | undefined, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
+  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
     super();
     this.timer = setTimeout(() => this.stall(what), idleMs);
   }
@@ -98,7 +109,6 @@ class Meter extends Transform {
       return;
     }
     this.progress.bytes += chunk.length;
-    this.hash?.update(chunk);
     cb(null, chunk);
   }
 
@@ -145,6 +155,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
   await mkdir(tmp);
   const controller = new AbortController();
   const signal = controller.signal;
+  let hashes: HashPool | undefined;
   try {
     const listing: Listing = await withRetries(config, log, `listing ${uri}`, signal, () => provider.list(uri));
     const keep = makeFilter(config.allowPatterns, config.ignorePatterns);
@@ -165,7 +176,16 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       }
     }
     const states: ObjectState[] = [];
-    const pool = new TaskPool(config.concurrency, controller);
+    hashes = new HashPool(hashWorkers(os.availableParallelism()));
+    const adaptive = config.adaptiveConcurrency
+      ? new AdaptiveConcurrency({ start: initialConcurrency(os.availableParallelism(), config.concurrency), max: config.concurrency, ...ADAPTIVE_DEFAULTS })
+      : undefined;
+    const pool = new TaskPool(adaptive?.limit ?? config.concurrency, controller, () => {
+      const next = adaptive?.taskDone(progress.bytes, performance.now(), pool.demand);
+      if (next === undefined) return;
+      log(`${next > pool.currentLimit ? 'raising' : 'lowering'} parallelism to ${next} requests (${human(progress.bytes)} done)`);
+      pool.setLimit(next);
+    });
     const first: Task[] = [];
     const later: Task[] = [];
     let total: number | undefined = 0;
@@ -188,7 +208,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         probe = config.adaptiveParts;
         ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
-      const st: ObjectState = { obj, file, partsLeft: ranges.length, inlineMd5: undefined, skipChecksum: false };
+      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0 };
       states.push(st);
       // Ranged objects first: the longest work starts earliest, and a probe's plan is known
       // while the small objects still keep the other requests busy.
@@ -209,19 +229,17 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         try {
           const sent = performance.now();
           const opened = await provider.read(st.obj, range, signal);
-          const hash = !range && st.obj.md5 && !opened.skipChecksum ? createHash('md5') : undefined;
           if (opened.skipChecksum) st.skipChecksum = true;
           const declared = expected ?? opened.length;
-          meter = new Meter(config.readTimeoutMs, progress, hash, what, declared !== undefined && Number.isSafeInteger(declared)
+          meter = new Meter(config.readTimeoutMs, progress, what, declared !== undefined && Number.isSafeInteger(declared)
             ? { bytes: declared, error: (w) => new StorageError('invalid', `${w}: the store sent more than the ${declared} bytes it declared`) }
             : { bytes: config.limits.maxBytes, error: (w) => new StorageError('invalid', `${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
-          const out = createWriteStream(st.file, { flags: st.obj.size === undefined ? 'w' : 'r+', start: range?.start ?? 0 });
+          const out = new FileWriter(st.file, range?.start ?? 0, st.obj.size === undefined ? 'w' : 'r+', (at, n) => written(st, at, n));
           await pipeline(opened.body, meter, out, { signal });
           const want = expected ?? opened.length;
           if (want !== undefined && meter.written !== want) {
             throw new StorageError('unreachable', `${what}: connection closed after ${meter.written} of ${want} bytes`, { retryable: true });
           }
-          if (hash) st.inlineMd5 = hash.digest('hex');
           const first = meter.firstByteAt ?? performance.now();
           timing = { bytes: meter.written, ttfbMs: first - sent, bodyMs: performance.now() - first };
         } catch (err) {
@@ -239,13 +257,36 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         pool.pushFront(...rest.map((r) => () => fetchPart(st, r)));
       }
       if (--st.partsLeft === 0) {
-        await verify(st);
-        progress.filesDone++;
+        // Checked beside the pool, not in it: a request slot never waits for a digest.
+        const check = verify(st).then(() => void progress.filesDone++);
+        check.catch((err: unknown) => {
+          checkFailure ??= { err };
+          controller.abort(err);
+        });
+        checks.push(check);
       }
     }
 
+    /** A write landed: the checksum session reads on once the prefix has grown enough. */
+    function written(st: ObjectState, at: number, n: number): void {
+      const size = st.obj.size;
+      if (size === undefined || st.skipChecksum || (!st.obj.md5 && !st.obj.crc32c)) return;
+      st.written.add(at, n);
+      const end = st.written.prefixEnd;
+      if (end - st.hashedTo < HASH_STEP && end < size) return;
+      st.hash ??= hashes!.session(st.file, 0, size, st.obj.md5 ? 'md5' : 'crc32c');
+      st.hashedTo = end;
+      st.hash.advance(end);
+    }
+
+    const checks: Array<Promise<void>> = [];
+    let checkFailure: { err: unknown } | undefined;
     try {
       await pool.run();
+      await Promise.all(checks);
+    } catch (err) {
+      // A mismatch aborts the requests in flight; it, not their cancellation, is the cause.
+      throw checkFailure ? checkFailure.err : err;
     } finally {
       progress.stop();
     }
@@ -276,23 +317,29 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     throw err;
   } finally {
     controller.abort();
+    await hashes?.close();
     await rm(tmp, { recursive: true, force: true });
     await rm(`${tmp}.archive`, { force: true });
   }
 
   async function verify(st: ObjectState): Promise<void> {
     const { obj, file } = st;
-    if (obj.size !== undefined) {
-      const size = (await stat(file)).size;
-      if (size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
+    const size = (await stat(file)).size;
+    if (obj.size !== undefined && size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
+    if (st.skipChecksum || (!obj.md5 && !obj.crc32c)) {
+      st.hash?.cancel();
+      return;
     }
-    if (st.skipChecksum) return;
-    if (obj.md5) {
-      const got = st.inlineMd5 ?? (await fileMd5(file));
-      if (got !== obj.md5) throw new StorageError('checksum_mismatch', `${obj.key}: MD5 ${got} does not match the store's ${obj.md5}`);
-    } else if (obj.crc32c) {
-      const got = await fileCrc32c(file);
-      if (got !== obj.crc32c) throw new StorageError('checksum_mismatch', `${obj.key}: CRC32C ${got} does not match the store's ${obj.crc32c}`);
+    // Every write has landed; an object with no bytes (or no size) gets its session here.
+    st.hash ??= hashes!.session(file, 0, size, obj.md5 ? 'md5' : 'crc32c');
+    st.hash.advance(size);
+    let got: string;
+    try {
+      got = await st.hash.digest();
+    } catch (err) {
+      throw new StorageError('checksum_mismatch', `${obj.key}: could not read it back to check it (${err instanceof Error ? err.message : String(err)})`);
     }
+    const [name, want] = obj.md5 ? ['MD5', obj.md5] : ['CRC32C', obj.crc32c];
+    if (got !== want) throw new StorageError('checksum_mismatch', `${obj.key}: ${name} ${got} does not match the store's ${want}`);
   }
 }
