@@ -37,11 +37,10 @@ ARGS = _ARGS_PARSER.parse_args()
 sys.argv = sys.argv[:1]
 
 import kserve  # noqa: E402
-import kserve.protocol.grpc.server as kserve_grpc_server  # noqa: E402
-import kserve.protocol.rest.server as kserve_rest_server  # noqa: E402
 from kserve import InferOutput, InferRequest, InferResponse, Model, ModelRepository  # noqa: E402
 from kserve.errors import InvalidInput  # noqa: E402
 from kserve.utils.utils import generate_uuid  # noqa: E402
+from kserve_loopback import bind_loopback  # noqa: E402
 
 # ONNX element type (as onnxruntime names it) -> (V2 datatype, numpy dtype).
 ONNX_TYPES: Dict[str, tuple] = {
@@ -239,31 +238,8 @@ class OnnxModelRepository(ModelRepository):
         return model.ready
 
 
-def _bind_loopback(host: str) -> None:
-    """kserve binds 0.0.0.0 (REST) and [::] (gRPC) unconditionally; tests listen on loopback
-    only. This changes the listening address and nothing a client can observe."""
-    rest_config = kserve_rest_server.uvicorn.Config
-
-    class LoopbackConfig(rest_config):
-        def __init__(self, *args, **kwargs):
-            kwargs["host"] = host
-            super().__init__(*args, **kwargs)
-
-    kserve_rest_server.uvicorn.Config = LoopbackConfig
-
-    make_server = kserve_grpc_server.aio.server
-
-    def loopback_server(*args, **kwargs):
-        server = make_server(*args, **kwargs)
-        add_port = server.add_insecure_port
-        server.add_insecure_port = lambda addr: add_port(f"{host}:{addr.rsplit(':', 1)[1]}")
-        return server
-
-    kserve_grpc_server.aio.server = loopback_server
-
-
 def main() -> None:
-    _bind_loopback(ARGS.host)
+    bind_loopback(ARGS.host)
     repository = OnnxModelRepository(ARGS.model_repository)
     models = []
     for name in sorted(os.listdir(ARGS.model_repository)):

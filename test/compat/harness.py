@@ -94,6 +94,11 @@ class ServerProcess:
             return "(no log)"
 
     def start(self, timeout_s: float) -> "ServerProcess":
+        return self.launch().wait_ready(timeout_s)
+
+    def launch(self) -> "ServerProcess":
+        """Starts the process without waiting: several slow starters (the Python servers)
+        then start side by side, and wait_ready() waits for each."""
         log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             self.argv,
@@ -105,6 +110,9 @@ class ServerProcess:
             start_new_session=True,
         )
         log.close()
+        return self
+
+    def wait_ready(self, timeout_s: float) -> "ServerProcess":
         try:
             self._wait_ready(timeout_s)
         except Exception:
@@ -190,3 +198,21 @@ def anchor(repository: Path, log_dir: Path) -> ServerProcess:
     env = {"KSERVE_LOGLEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
     return ServerProcess("anchor (kserve 0.20 ModelServer)", "anchor", argv, http_port, grpc_port,
                          log_dir / "anchor.log", env=env)
+
+
+def anchor_transformer(model_name: str, predictor_host: str, protocol: str, log_dir: Path,
+                       tag: str) -> ServerProcess:
+    """KServe's Python transformer (transformer_anchor.py) forwarding to predictor_host over
+    protocol (v1, v2 or grpc-v2)."""
+    http_port, grpc_port = free_port(), free_port()
+    argv = [
+        sys.executable, str(HERE / "transformer_anchor.py"),
+        "--model_name", model_name,
+        "--predictor_host", predictor_host,
+        "--predictor_protocol", protocol,
+        "--http_port", str(http_port),
+        "--grpc_port", str(grpc_port),
+    ]
+    env = {"KSERVE_LOGLEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
+    return ServerProcess(f"anchor transformer ({tag})", "anchor-transformer", argv, http_port,
+                         grpc_port, log_dir / f"anchor-transformer-{tag}.log", env=env)
