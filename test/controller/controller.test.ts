@@ -299,10 +299,10 @@ describe('validation', () => {
   it('the CRD rejects fields kserve-ts does not implement, with a message saying so', async () => {
     const err = await kubectlApplyRejected(
       cp,
-      isvcYaml('explained', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/x\n  explainer:\n    containers: [{ name: e, image: e }]\n`),
+      isvcYaml('explained', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/x\n  explainer:\n    art: { type: SquareAttack }\n`),
       ns,
     );
-    expect(err).toContain('spec.explainer is not supported by kserve-ts');
+    expect(err).toContain('built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts');
     const unknown = await kubectlApplyRejected(cp, isvcYaml('typo', `  predictor:\n    modle:\n      modelFormat: { name: onnx }\n`), ns);
     expect(unknown).toMatch(/unknown field "spec.predictor.modle"/);
   });
