@@ -3,9 +3,8 @@
  * (asgi-logger's gunicorn-style atoms, e.g. `%(h)s "%(r)s" %(s)s %(M)s`). One `info` line per
  * response, with `component: "access"`, written after the response is sent.
  *
- * Off unless `--enable_access_log` or `--access_log_format` is given: KServe logs every
- * request by default, but a synchronous log line per request is a measurable share of a
- * small model's cost (docs/compatibility.md).
+ * Off unless `--enable_access_log` or `--access_log_format` is given (KServe logs every
+ * request by default): the inference path writes nothing unless asked to.
  *
  * Never logged, whatever the format: query strings (they carry tokens and SAS signatures)
  * and credential-bearing headers (shown as `[redacted]`); a format asking for the query
