@@ -12,7 +12,6 @@ import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../c
 import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
 import type { TlsFiles } from './http/tls.js';
-import { LOGGER_FLAGS, type RequestLoggerConfig, requestLoggerConfigFrom } from './request-logger/flags.js';
 import { LOGGER_FLAGS, type RequestLoggerConfig, requestLoggerFrom } from './request-logger/flags.js';
 
 export interface ServerConfig {

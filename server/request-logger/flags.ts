@@ -22,6 +22,8 @@ export interface RequestLoggerConfig {
   readonly sourceUri: string;
   /** Events held while the sink is slow; past it new events are dropped (counted). */
   readonly queueSize: number;
+  /** Bytes of event bodies held while the sink is slow; past it new events are dropped (counted). */
+  readonly queueMaxBytes: number;
   /** Events in flight to the sink at once. */
   readonly concurrency: number;
   /** One POST's limit, connection included (ms). */
@@ -37,12 +39,13 @@ export const LOGGER_FLAGS: readonly FlagSpec[] = [
   { name: 'logger_component', kind: 'string', dflt: 'predictor', placeholder: 'COMPONENT', help: 'ce-component of logged events: predictor, transformer or explainer' },
   { name: 'logger_endpoint', kind: 'string', dflt: '', placeholder: 'NAME', help: 'ce-endpoint of logged events' },
   { name: 'logger_queue_size', kind: 'int', dflt: '1000', help: 'events held while the logger sink is slow; more are dropped and counted' },
+  { name: 'logger_queue_max_bytes', kind: 'int', dflt: String(64 * 1024 * 1024), help: 'bytes of event bodies held while the logger sink is slow; more are dropped and counted' },
   { name: 'logger_concurrency', kind: 'int', dflt: '8', help: 'events sent to the logger sink at once' },
   { name: 'logger_timeout_ms', kind: 'int', dflt: '5000', help: 'limit of one event POST to the logger sink (ms)' },
 ];
 
 /** Undefined when --logger_url is empty. Throws FlagError on a malformed value. */
-export function requestLoggerConfigFrom(flags: Flags, httpPort: number): RequestLoggerConfig | undefined {
+export function requestLoggerFrom(flags: Flags, httpPort: number): RequestLoggerConfig | undefined {
   const raw = flags.string('logger_url').trim();
   if (raw === '') return undefined;
   let url: URL;
@@ -64,6 +67,7 @@ export function requestLoggerConfigFrom(flags: Flags, httpPort: number): Request
     endpoint: flags.string('logger_endpoint'),
     sourceUri: `http://localhost:${httpPort}/`,
     queueSize: flags.int('logger_queue_size', 1),
+    queueMaxBytes: flags.int('logger_queue_max_bytes', 1),
     concurrency: flags.int('logger_concurrency', 1),
     sendTimeoutMs: flags.int('logger_timeout_ms', 1),
   });
