@@ -580,5 +580,68 @@ ${ONNX}`), NS);
     expect(log).toContain('"level":20'); // debug lines are there
     for (const value of [ACCESS, SECRET, Buffer.from(SECRET).toString('base64')]) expect(log.includes(value), `controller log contains ${value}`).toBe(false);
   });
+
+  it('Hugging Face and HDFS credentials, and an hdfs storage spec, reach the storage-initializer through the real pod webhook (#18)', async () => {
+    await kubectlApply(
+      cp,
+      `apiVersion: v1
+kind: Secret
+metadata: { name: hf-creds }
+stringData: { HF_TOKEN: hf_fields_token }
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: hdfs-creds }
+stringData: { HDFS_NAMENODE: "http://namenode:9870", USER_PROXY: kserve }
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: hub-reader }
+secrets: [{ name: hf-creds }, { name: hdfs-creds }]
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: hdfs-storage }
+stringData: { default_hdfs: '{"type": "hdfs", "HDFS_NAMENODE": "http://namenode:9870"}' }
+`,
+      NS,
+    );
+    const initOf = async (isvc: string) => {
+      const pods = await waitFor(() => c.core.listNamespacedPod({ namespace: NS, labelSelector: `serving.kserve.io/inferenceservice=${isvc}` }), {
+        until: (l) => l.items.length > 0,
+        description: `a pod of ${isvc}`,
+        timeoutMs: 90_000,
+      });
+      return { pod: pods.items[0]!.spec!, init: pods.items[0]!.spec!.initContainers!.find((i) => i.name === 'storage-initializer')! };
+    };
+    await kubectlApply(cp, isvcYaml('hub', `  predictor:
+    serviceAccountName: hub-reader
+    model:
+      modelFormat: { name: onnx }
+      storageUri: hf://org/model
+`), NS);
+    const hub = await initOf('hub');
+    expect(hub.init.env).toEqual(
+      expect.arrayContaining([
+        { name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: 'hf-creds', key: 'HF_TOKEN' } } },
+        { name: 'HDFS_SECRET_DIR', value: '/var/secrets/kserve-hdfscreds' },
+      ]),
+    );
+    expect(hub.init.volumeMounts).toContainEqual({ name: 'hdfs-secrets', mountPath: '/var/secrets/kserve-hdfscreds', readOnly: true });
+    expect(hub.pod.volumes).toContainEqual(expect.objectContaining({ name: 'hdfs-secrets', secret: expect.objectContaining({ secretName: 'hdfs-creds' }) }));
+
+    await kubectlApply(
+      cp,
+      isvcYaml('hdfsspec', `  predictor:
+    model:
+      modelFormat: { name: onnx }
+      storage: { path: models/iris, parameters: { type: hdfs } }
+`, { 'serving.kserve.io/secretName': 'hdfs-storage' }),
+      NS,
+    );
+    const spec = await initOf('hdfsspec');
+    expect(spec.init.args).toEqual(['hdfs://models/iris', '/mnt/models']);
+    expect(spec.init.env).toContainEqual({ name: 'STORAGE_CONFIG', valueFrom: { secretKeyRef: { name: 'hdfs-storage', key: 'default_hdfs' } } });
+  });
 });
 
