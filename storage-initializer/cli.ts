@@ -11,7 +11,7 @@ import { storeSecrets } from './config-stores.js';
 import { StorageError } from './errors.js';
 import { download } from './download.js';
 import type { Config } from './config.js';
-import { Scrubber, redact } from './redact.js';
+import { Scrubber, redact, uriSecrets } from './redact.js';
 import { PROVIDER_LOADERS } from './providers/index.js';
 import { ProviderSet, registerProvider } from './registry.js';
 import type { Log } from './progress.js';
@@ -36,6 +36,10 @@ const FLAGS: readonly FlagSpec[] = [
 /** Every credential the config holds, for the output scrubber. */
 function configSecrets(config: Config): string[] {
   const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken, ...storeSecrets(config)].filter((s): s is string => !!s);
+  // User info or a token in a configured endpoint (AWS_ENDPOINT_URL, HF_ENDPOINT...).
+  for (const ep of [config.s3.endpoint, config.gcs.endpoint, config.hf.endpoint, config.azure.blobEndpoint, ...config.hdfs.namenodes]) {
+    if (ep) out.push(...uriSecrets(ep));
+  }
   for (const h of config.httpHeaders.values()) {
     for (const v of Object.values(h)) out.push(v, ...v.split(/\s+/).filter((w) => w.length >= 8));
   }

@@ -5,11 +5,20 @@
  * - a `Scrubber` is applied to every line the CLI prints: it replaces each URI given on the
  *   command line by its redacted form, every known secret value (keys, tokens, header values,
  *   URL passwords and query values, raw and percent-decoded) by `***`, and, as a last net,
- *   any `user:password@` and any signature/token/key query parameter by `…`.
+ *   any `user:password@`, signature/token/key query parameter, SigV4 `Signature=`/
+ *   `Credential=` field and Authorization-like header value by `…` (a store may echo the
+ *   request into its error message, which the SDKs pass on).
  */
 
 /** Query parameters that carry credentials: SAS `sig`, SigV4/V2, GCS signed URLs, tokens. */
 const SECRET_PARAM = /([?&;](?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|awsaccesskeyid|token|access_token|api[-_]?key|key|password|secret|se|sp|sv|skoid|sktid|skt|ske|sks|skv)=)[^&\s'"]*/gi;
+/**
+ * Request credentials a store may echo into an error body: SigV4/V2 signatures and
+ * credential scopes in an Authorization header (`Signature=…`, `Credential=…`), and any
+ * Authorization or key header's value in a printed header map.
+ */
+const SIGNATURE_FIELD = /\b(Signature|Credential)=[^,\s"'&]*/g;
+const AUTH_HEADER = /((?:authorization|x-amz-security-token|x-ms-copy-source-authorization|x-goog-api-key|x-api-key)["']?\s*[:=]\s*["']?)[^"'\n,}]*/gi;
 /** `scheme://user:password@` or `scheme://token@` in any text. */
 const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/\s'"@]*@/gi;
 
@@ -64,6 +73,6 @@ export class Scrubber {
     let out = line;
     for (const u of this.uris) if (u !== redact(u)) out = out.replaceAll(u, redact(u));
     for (const s of this.secrets) out = out.replaceAll(s, '***');
-    return out.replace(USERINFO, '$1').replace(SECRET_PARAM, '$1…');
+    return out.replace(USERINFO, '$1').replace(SECRET_PARAM, '$1…').replace(AUTH_HEADER, '$1…').replace(SIGNATURE_FIELD, '$1=…');
   }
 }
