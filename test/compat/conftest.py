@@ -19,6 +19,7 @@ from harness import ServerProcess
 
 OURS_START_TIMEOUT_S = 60
 ANCHOR_START_TIMEOUT_S = 120  # imports kserve, fastapi, pandas and onnxruntime on 2 busy cores
+TRANSFORMER_START_TIMEOUT_S = 180  # six Python servers importing kserve side by side on 2 cores
 
 
 @pytest.fixture(scope="session")
@@ -94,6 +95,24 @@ def target(request) -> ServerProcess:
 @pytest.fixture(scope="session")
 def servers(anchor: ServerProcess, ours: ServerProcess) -> Dict[str, ServerProcess]:
     return {"anchor": anchor, "ours": ours}
+
+
+@pytest.fixture(scope="session")
+def python_transformers(anchor: ServerProcess, ours: ServerProcess, work_dir: Path,
+                        request) -> Dict[tuple, ServerProcess]:
+    """(predictor, protocol) -> a Python transformer forwarding to that predictor. All six
+    are launched at once and then waited for: each spends most of its start importing."""
+    predictors = {"anchor": anchor, "ours": ours}
+    started: Dict[tuple, ServerProcess] = {}
+    for role, predictor in predictors.items():
+        for protocol in harness.TRANSFORMER_PROTOCOLS:
+            host = predictor.grpc_target if protocol == "grpc-v2" else f"127.0.0.1:{predictor.http_port}"
+            server = harness.anchor_transformer(harness.MODEL_IRIS, host, protocol, work_dir, f"{role}-{protocol}")
+            request.addfinalizer(server.stop)
+            started[(role, protocol)] = server.launch()
+    for server in started.values():
+        server.wait_ready(TRANSFORMER_START_TIMEOUT_S)
+    return started
 
 
 def pytest_terminal_summary(terminalreporter):

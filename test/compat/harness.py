@@ -200,6 +200,12 @@ def anchor(repository: Path, log_dir: Path) -> ServerProcess:
                          log_dir / "anchor.log", env=env)
 
 
+# The transformer interop (test_transformer_interop.py): transformers named as the predictor's
+# model, as KServe forwards to the model of the transformer's own name.
+MODEL_IRIS = "iris"
+TRANSFORMER_PROTOCOLS = ["v1", "v2", "grpc-v2"]
+
+
 def anchor_transformer(model_name: str, predictor_host: str, protocol: str, log_dir: Path,
                        tag: str) -> ServerProcess:
     """KServe's Python transformer (transformer_anchor.py) forwarding to predictor_host over
@@ -216,3 +222,27 @@ def anchor_transformer(model_name: str, predictor_host: str, protocol: str, log_
     env = {"KSERVE_LOGLEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
     return ServerProcess(f"anchor transformer ({tag})", "anchor-transformer", argv, http_port,
                          grpc_port, log_dir / f"anchor-transformer-{tag}.log", env=env)
+
+
+def kserve_ts_transformer(model_name: str, predictor_host: str, protocol: str, log_dir: Path,
+                          tag: str) -> ServerProcess:
+    """kserve-ts in transformer mode serving iris-transformer.ts (the same pre- and
+    post-processing as transformer_anchor.py), forwarding to predictor_host over protocol."""
+    if not KSERVE_TS.is_file():
+        raise RuntimeError(f"{KSERVE_TS} is missing: run `npm run build` (run.sh does it)")
+    http_port, grpc_port = free_port(), free_port()
+    argv = [
+        # tsx loads the .ts module; 'kserve-ts' in it resolves to this checkout's dist/.
+        "node", "--import", "tsx", str(KSERVE_TS), "serve",
+        "--model_name", model_name,
+        "--model_module", str(HERE / "iris-transformer.ts"),
+        "--predictor_host", predictor_host,
+        "--predictor_protocol", protocol,
+        "--http_host", "127.0.0.1",
+        "--http_port", str(http_port),
+        "--grpc_port", str(grpc_port),
+        "--grace_period_seconds", "2",
+        "--log_level", "warn",
+    ]
+    return ServerProcess(f"kserve-ts transformer ({tag})", "ours-transformer", argv, http_port,
+                         grpc_port, log_dir / f"kserve-ts-transformer-{tag}.log")

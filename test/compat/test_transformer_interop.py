@@ -9,20 +9,16 @@ alone answers for the converted inputs.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Dict, List
 
 import pytest
 import requests
 
-import harness
-from harness import ServerProcess
+from harness import MODEL_IRIS as MODEL, TRANSFORMER_PROTOCOLS, ServerProcess
 
-MODEL = "iris"
-PROTOCOLS = ["v1", "v2", "grpc-v2"]
+PROTOCOLS = TRANSFORMER_PROTOCOLS
 PREDICTORS = ["anchor", "ours"]
 SPECIES = ["setosa", "versicolor", "virginica"]
-TRANSFORMER_START_TIMEOUT_S = 180  # six Python servers importing kserve side by side on 2 cores
 FLOAT_TOLERANCE = 1e-6
 
 # Rows in millimetres: the iris README's example rows (one per species at least), times 10.
@@ -33,24 +29,6 @@ ROWS_MM = [
     [63, 33, 60, 25],
     [59, 30, 51, 18],
 ]
-
-
-@pytest.fixture(scope="module")
-def python_transformers(anchor: ServerProcess, ours: ServerProcess, work_dir: Path,
-                        request) -> Dict[tuple, ServerProcess]:
-    """(predictor, protocol) -> a Python transformer forwarding to that predictor. All six
-    are launched at once and then waited for: each spends most of its start importing."""
-    predictors = {"anchor": anchor, "ours": ours}
-    started: Dict[tuple, ServerProcess] = {}
-    for role, predictor in predictors.items():
-        for protocol in PROTOCOLS:
-            host = predictor.grpc_target if protocol == "grpc-v2" else f"127.0.0.1:{predictor.http_port}"
-            server = harness.anchor_transformer(MODEL, host, protocol, work_dir, f"{role}-{protocol}")
-            request.addfinalizer(server.stop)
-            started[(role, protocol)] = server.launch()
-    for server in started.values():
-        server.wait_ready(TRANSFORMER_START_TIMEOUT_S)
-    return started
 
 
 def _post(url: str, body: dict) -> requests.Response:

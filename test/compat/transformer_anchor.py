@@ -2,7 +2,7 @@
 forwards to a predictor, served by kserve 0.20's ModelServer. Run as a separate process:
 
     python transformer_anchor.py --model_name iris --predictor_host 127.0.0.1:PORT \
-        --predictor_protocol v1|v2|grpc-v2 --http_port P --grpc_port G
+        --predictor_protocol v1|v2|grpc-v2 --http_port P --grpc_port G [--pass_through]
 
 The pre- and post-processing are those of the iris examples (examples/custom-model,
 examples/transformer): clients send measurements in millimetres, the predictor (the iris
@@ -30,6 +30,9 @@ _ARGS_PARSER.add_argument("--predictor_protocol", choices=["v1", "v2", "grpc-v2"
 _ARGS_PARSER.add_argument("--http_port", type=int, required=True)
 _ARGS_PARSER.add_argument("--grpc_port", type=int, required=True)
 _ARGS_PARSER.add_argument("--host", default="127.0.0.1")
+# The benchmark's transformer: kserve's default preprocess/postprocess (identity), so that
+# the transformer hop alone is measured.
+_ARGS_PARSER.add_argument("--pass_through", action="store_true")
 ARGS = _ARGS_PARSER.parse_args()
 sys.argv = sys.argv[:1]  # ModelServer parses sys.argv at import; keep ours out of it
 
@@ -91,6 +94,14 @@ class IrisTransformer(Model):
         return {"predictions": [SPECIES[int(label)] for label in result["predictions"]]}
 
 
+class PassThrough(Model):
+    """kserve.Model as it comes: forwards every request to the predictor unchanged."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.ready = True
+
+
 def main() -> None:
     bind_loopback(ARGS.host)
     config = PredictorConfig(
@@ -109,7 +120,8 @@ def main() -> None:
         grace_period=1,
         predictor_config=config,
     )
-    server.start([IrisTransformer(ARGS.model_name)])
+    model = PassThrough(ARGS.model_name) if ARGS.pass_through else IrisTransformer(ARGS.model_name)
+    server.start([model])
 
 
 if __name__ == "__main__":
