@@ -20,6 +20,7 @@ import {
 import { modelSpecOf } from '../api/model-spec.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
+import { type DeploymentMode, componentName } from '../constants.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { apiErrorMessage, apiStatus, isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
@@ -73,6 +74,8 @@ interface ComponentOutcome {
 export interface ReconcileResult {
   readonly recheckAfterMs?: number;
 }
+
+const OPTIONAL_COMPONENTS: readonly ComponentType[] = ['transformer', 'explainer'];
 
 /** The condition each component's readiness is reported under. */
 const READY_CONDITIONS: Readonly<Record<ComponentType, string>> = {
@@ -131,6 +134,7 @@ export class InferenceServiceReconciler {
         return this.done(isvc, status, conditions);
       }
     }
+    await this.removeDropped(isvc, mode, outcomes);
     const predictorOutcome = outcomes.get('predictor')!;
     conditions.push(predictorOutcome.ready);
     const transformerOutcome = outcomes.get('transformer');
@@ -149,6 +153,29 @@ export class InferenceServiceReconciler {
     this.setKnativeAddresses(isvc, status, transformer !== undefined);
     conditions.push(status.url ? condition(INGRESS_READY, 'True') : condition(INGRESS_READY, 'Unknown', 'IngressNotConfigured', 'waiting for the component URL'));
     return this.done(isvc, status, conditions);
+  }
+
+  /**
+   * A transformer or explainer taken out of the spec: its objects go (they are owned, but the
+   * ISVC lives on, so garbage collection never removes them). Only a component the last
+   * status recorded is looked for, so an ISVC that never had one costs no request.
+   */
+  private async removeDropped(isvc: InferenceService, mode: DeploymentMode, outcomes: ReadonlyMap<ComponentType, ComponentOutcome>): Promise<void> {
+    const namespace = isvc.metadata.namespace!;
+    for (const component of OPTIONAL_COMPONENTS) {
+      if (outcomes.has(component) || !isvc.status?.components?.[component]) continue;
+      const metadata = { name: componentName(isvc.metadata.name!, component), namespace };
+      const kinds =
+        mode === 'Knative'
+          ? [{ apiVersion: 'serving.knative.dev/v1', kind: 'Service' }]
+          : [
+              { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+              { apiVersion: 'apps/v1', kind: 'Deployment' },
+              { apiVersion: 'v1', kind: 'Service' },
+            ];
+      for (const k of kinds) await deleteIfExists(this.deps.clients.objects, { ...k, metadata });
+      this.deps.logger.info({ isvc: `${namespace}/${isvc.metadata.name}`, component }, 'component removed from the spec: its objects deleted');
+    }
   }
 
   private async done(isvc: InferenceService, status: InferenceServiceStatus, conditions: Condition[]): Promise<ReconcileResult> {

@@ -130,7 +130,7 @@ describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () 
     await waitFor(() => notFound(net.readNamespacedIngress({ name: 'ing', namespace: NS })), { until: (gone) => gone, description: 'the Ingress garbage-collected', timeoutMs: 120_000 });
   });
 
-  it('predictor + explainer with loggers: {isvc}-explainer Deployment, Service and HPA told the predictor host, ExplainerReady, :explain routed to it; all garbage-collected', async () => {
+  it('predictor + explainer with loggers: {isvc}-explainer Deployment, Service and HPA told the predictor host, ExplainerReady, :explain routed to it; deleted when taken out of the spec', async () => {
     await kubectlApply(
       cp,
       isvcYaml(
@@ -185,14 +185,24 @@ ${ONNX}  explainer:
       ['expl-predictor-fields.example.com', ['Prefix / → expl-predictor']],
     ]);
 
-    await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'expl' });
+    expect((await deployment('expl-explainer')).metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'InferenceService', name: 'expl', controller: true });
+
+    // The explainer taken out of the spec: its objects go, and so do its status and route.
+    await kubectlApply(cp, isvcYaml('expl', `  predictor:\n${ONNX}`), NS);
     for (const read of [
       () => c.apps.readNamespacedDeployment({ name: 'expl-explainer', namespace: NS }),
       () => c.core.readNamespacedService({ name: 'expl-explainer', namespace: NS }),
       () => c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'expl-explainer', namespace: NS }),
     ]) {
-      await waitFor(() => notFound(read()), { until: (gone) => gone, description: 'explainer objects garbage-collected', timeoutMs: 120_000 });
+      await waitFor(() => notFound(read()), { until: (gone) => gone, description: 'explainer objects deleted', timeoutMs: 60_000 });
     }
+    const after = await waitForIsvc(c, NS, 'expl', (i) => isReady(i) && !i.status?.components?.['explainer'], 'Ready without the explainer', 60_000);
+    expect(conditionOf(after, 'ExplainerReady')).toBeUndefined();
+    const routesAfter = (await net.readNamespacedIngress({ name: 'expl', namespace: NS })).spec?.rules?.map((r) => r.host);
+    expect(routesAfter).toEqual(['expl-fields.example.com', 'expl-predictor-fields.example.com']);
+
+    await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'expl' });
+    await waitFor(() => notFound(c.apps.readNamespacedDeployment({ name: 'expl-predictor', namespace: NS })), { until: (gone) => gone, description: 'the predictor garbage-collected', timeoutMs: 120_000 });
   });
 
   it("the CRD refuses built-in explainers and what only KServe's logger agent does, each by name", async () => {
