@@ -45,6 +45,9 @@ const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]
 // located with `new URL('./x', import.meta.url)` (the .proto files).
 const WORKER = /\bspawnWorker\(\s*import\.meta\.url,\s*['"]([^'"]+)['"]/g;
 const SIBLING = /\bnew URL\(\s*['"](\.\/[^'"]+)['"],\s*import\.meta\.url\s*\)/g;
+// Worker threads started from a compiled sibling: `new Worker(new URL('./x.js', base))`
+// (storage-initializer/hash-pool.ts, whose base is import.meta.url held in a variable).
+const WORKER_URL = /\bnew Worker\(\s*new URL\(\s*['"](\.\/[^'"]+\.js)['"]/g;
 // Packages loaded through a name held in a constant, which the trace cannot see.
 const EXTRA_PACKAGES = {
   'server-tensorflow': ['@tensorflow/tfjs-node'], // server/backends/tensorflow/tf-native.ts (TFJS_NODE)
@@ -72,6 +75,7 @@ function traceDist() {
     const text = fs.readFileSync(abs, 'utf8');
     for (const m of text.matchAll(WORKER)) queue.push(path.relative(root, path.resolve(path.dirname(abs), `${m[1]}.js`)));
     for (const m of text.matchAll(SIBLING)) queue.push(path.relative(root, path.resolve(path.dirname(abs), m[1])));
+    for (const m of text.matchAll(WORKER_URL)) queue.push(path.relative(root, path.resolve(path.dirname(abs), m[1])));
     for (const m of text.matchAll(IMPORT)) {
       const spec = m[1];
       if (spec.startsWith('.')) {
