@@ -30,7 +30,7 @@ describe('storage-initializer command', () => {
   it.each([[[]], [['s3://b/m']], [['s3://b/m', '/tmp/x', 'gs://b/m']]])('prints usage and exits 1 for %j', async (args) => {
     const r = await runSi(args);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('Usage: storage-initializer [--cache_dir DIR] <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
+    expect(r.out).toContain('Usage: storage-initializer [--cache_dir DIR] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
   });
 
   it.each([
@@ -50,6 +50,21 @@ describe('storage-initializer command', () => {
     const r = await runSi([src, dest, '--cache-dir', cache]);
     expect(r.code, r.out).toBe(0);
     expect(listFiles(dest)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+  });
+
+  it('takes --concurrency N or auto (over STORAGE_CONCURRENCY), and refuses a bad value with one line', async () => {
+    const src = sourceTree();
+    for (const [flag, env] of [['2', 'auto'], ['auto', '1']] as const) {
+      const dest = path.join(tmp(), 'models');
+      const r = await runSi(['--concurrency', flag, src, dest], { STORAGE_CONCURRENCY: env });
+      expect(r.code, r.out).toBe(0);
+      expect(listFiles(dest)).toEqual(['model.onnx', 'sub/config.pbtxt', 'sub/deep/w.bin']);
+    }
+    const bad = await runSi(['--concurrency', '0', src, path.join(tmp(), 'models')]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain("error: STORAGE_CONCURRENCY: invalid: STORAGE_CONCURRENCY must be a number >= 1, got '0'");
+    const badEnv = await runSi([src, path.join(tmp(), 'models')], { STORAGE_CONCURRENCY: 'lots' });
+    expect(badEnv.out).toContain("STORAGE_CONCURRENCY must be a number >= 1, got 'lots'");
   });
 
   it('prints usage with --help and exits 0', async () => {
