@@ -2,9 +2,9 @@
  * How many requests run at once, chosen like the part size: from what the run measures.
  *
  * Fixed (STORAGE_CONCURRENCY=N or --concurrency N): N requests, as before.
- * Adaptive (the default): the run starts with `initialConcurrency(cpus)` requests (enough to
- * hide one request's start-up while another streams, few enough that a CPU-bound client on
- * a small node does not thrash) and measures the aggregate download rate over windows of at
+ * Adaptive (the default): the run starts with `initialConcurrency(cpus)` requests, one per
+ * core and at least two (one request's start-up hidden behind another's stream; on a small
+ * node a CPU-bound client gains nothing from more, and loses to their overhead) and measures the aggregate download rate over windows of at
  * least `minWindowMs` in which at least `limit` tasks finished (every running request has
  * turned over once). While doubling the requests raises the rate by `gain` or more (a store
  * or link limited per connection, as S3 over a WAN), it doubles again, up to the maximum and
@@ -16,7 +16,7 @@
 
 /** Requests the adaptive plan starts with on a node with `cpus` cores. */
 export function initialConcurrency(cpus: number, max: number): number {
-  return Math.min(max, Math.max(4, Math.min(16, 2 * cpus)));
+  return Math.min(max, Math.max(2, Math.min(16, cpus)));
 }
 
 export interface AdaptiveOptions {

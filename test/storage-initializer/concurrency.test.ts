@@ -8,10 +8,10 @@ import { AdaptiveConcurrency, initialConcurrency } from '../../storage-initializ
 describe('initial parallelism', () => {
   it.each([
     // [cpus, max, start]
-    [1, 64, 4],
-    [2, 64, 4],
-    [4, 64, 8],
-    [8, 64, 16],
+    [1, 64, 2],
+    [2, 64, 2],
+    [4, 64, 4],
+    [16, 64, 16],
     [64, 64, 16],
     [8, 6, 6],
   ])('%i CPUs, at most %i requests: %i', (cpus, max, want) => {
