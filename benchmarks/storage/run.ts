@@ -2,8 +2,11 @@
  * Storage-initializer benchmark: download one large object plus many 4 MiB objects (2 GiB in
  * all by default: 1 GiB + 256 × 4 MiB) from two local S3 servers on loopback, moto (reads
  * the whole object for every ranged GET) and gofakes3 (serves ranges from memory), with
- *   - kserve-ts's storage-initializer (defaults: adaptive part size),
- *   - the same with fixed 16 MiB parts (the previous default),
+ *   - kserve-ts's storage-initializer (defaults: adaptive part size and parallelism),
+ *   - the same with 16 requests fixed (STORAGE_CONCURRENCY=16, the previous default),
+ *   - the same with fixed 16 MiB parts,
+ *   - with BENCH_BASELINE=DIR, another build's CLI (DIR/dist/bin/storage-initializer.js, e.g.
+ *     a `git worktree` of the commit before a change) with its defaults, side by side,
  *   - a plain single stream (the same CLI with STORAGE_CONCURRENCY=1 and no ranged parts),
  *   - the anchor's storage initializer (`kserve-storage` from PyPI, same server, same data),
  * and report wall time, throughput and peak RSS (the sum over the process tree, sampled
@@ -12,6 +15,7 @@
  *   npm run build && node --import tsx benchmarks/storage/run.ts          # 2 GiB
  *   BENCH_GIB=0.25 node --import tsx benchmarks/storage/run.ts            # quicker
  *   BENCH_REPEAT=3 BENCH_SERVERS=gofakes3 BENCH_ANCHOR=0 ...             # best of 3, one server, no anchor
+ *   BENCH_CPU_PROF=DIR ...   # the kserve-ts default rows also write V8 CPU profiles into DIR
  * Rows run interleaved (every client once, then again) so a busy machine slows them alike;
  * the best wall time of the repeats is reported.
  *
@@ -79,7 +83,7 @@ async function measure(name: string, cmd: string, args: string[], env: Record<st
   child.stderr.on('data', (d: Buffer) => {
     err = (err + d.toString()).slice(-3000);
     // The adaptive plan's line, so a run's part sizes can be read next to its time.
-    for (const line of d.toString().split('\n')) if (/: first .* in \d+ parts? of up to/.test(line)) process.stderr.write(`  ${line}\n`);
+    for (const line of d.toString().split('\n')) if (/: first .* in \d+ parts? of up to|parallelism to/.test(line)) process.stderr.write(`  ${line}\n`);
   });
   let peak = 0;
   const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 50);
@@ -136,8 +140,12 @@ async function main() {
         const run = async (name: string, cmd: string, args: string[], extra: Record<string, string>) => {
           plan.push([name, cmd, args, extra]);
         };
-        await run('kserve-ts storage-initializer, defaults (adaptive parts, 16 requests)', process.execPath, [cli, 's3://bench/model', dest], {});
-        await run('kserve-ts, fixed 16 MiB parts (the previous default)', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_PART_SIZE: String(16 * MiB) });
+        const prof = process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env['BENCH_CPU_PROF'], serverName)] : [];
+        await run('kserve-ts storage-initializer, defaults (adaptive parts and requests)', process.execPath, [...prof, cli, 's3://bench/model', dest], {});
+        await run('kserve-ts, 16 requests fixed (the previous default)', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_CONCURRENCY: '16' });
+        await run('kserve-ts, fixed 16 MiB parts', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_PART_SIZE: String(16 * MiB) });
+        const baseline = process.env['BENCH_BASELINE'];
+        if (baseline) await run(`kserve-ts baseline build (${baseline}), its defaults`, process.execPath, [...prof.length ? [prof[0]!, prof[1]!, path.join(prof[2]!, 'baseline')] : [], path.join(baseline, 'dist/bin/storage-initializer.js'), 's3://bench/model', dest], {});
         await run('single stream (same CLI, 1 request, no ranges)', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_CONCURRENCY: '1', STORAGE_PART_SIZE: String(64 * 1024 * MiB) });
         if (process.env['BENCH_ANCHOR'] !== '0') {
           await run(`kserve-storage ${KSERVE_STORAGE} (anchor)`, path.join(venv, 'bin/python'), ['-c', 'import sys; from kserve_storage import Storage; Storage.download(sys.argv[1], sys.argv[2])', 's3://bench/model', dest], {});
@@ -158,7 +166,7 @@ async function main() {
       }
     }
     const total = (BIG + SMALL_COUNT * SMALL) / MiB;
-    process.stdout.write(`\nstorage-initializer benchmark: ${total} MiB (${BIG / MiB} MiB object + ${SMALL_COUNT} × 4 MiB) per server on loopback, ${os.cpus().length} CPUs\n\n`);
+    process.stdout.write(`\nstorage-initializer benchmark: ${total} MiB (${BIG / MiB} MiB object + ${SMALL_COUNT} × 4 MiB) per server on loopback, ${os.cpus().length} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n`);
     process.stdout.write('| server | client | wall s | MiB/s | peak RSS MiB (process tree) |\n|---|---|---:|---:|---:|\n');
     for (const r of rows) process.stdout.write(`| ${r.server} | ${r.name} | ${r.seconds.toFixed(1)} | ${r.mibps.toFixed(0)} | ${r.peakMiB.toFixed(0)} |\n`);
   } finally {
