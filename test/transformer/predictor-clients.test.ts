@@ -83,6 +83,19 @@ async function recorder(handle: (req: http.IncomingMessage, res: http.ServerResp
   return state;
 }
 
+type GrpcHandler = (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => void;
+
+/** A real gRPC inference server on loopback whose ModelInfer the test writes. */
+async function grpcPredictor(modelInfer: GrpcHandler): Promise<{ port: number; close(): void }> {
+  const pkg = grpc.loadPackageDefinition(loadProtocolDefinition()) as unknown as { inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } } };
+  const server = new grpc.Server();
+  server.addService(pkg.inference.GRPCInferenceService.service, { ModelInfer: modelInfer });
+  const port = await new Promise<number>((r, j) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? j(e) : r(p))));
+  return { port, close: () => server.forceShutdown() };
+}
+
+const GRPC_ANSWER = { model_name: 'iris', id: 'req-1', outputs: [{ name: 'y', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [0.5] } }] };
+
 const V2_ANSWER = JSON.stringify({ model_name: 'iris', id: 'req-1', outputs: [{ name: 'label', shape: [1], datatype: 'INT64', data: [2] }] });
 
 let predictor: TestServer;
@@ -166,26 +179,21 @@ describe('headers', () => {
 
   it('gRPC: the same headers as metadata, with KServe\'s request_type / response_type', async () => {
     const seen: Record<string, unknown>[] = [];
-    const pkg = grpc.loadPackageDefinition(loadProtocolDefinition()) as unknown as { inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } } };
-    const server = new grpc.Server();
-    server.addService(pkg.inference.GRPCInferenceService.service, {
-      ModelInfer: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-        seen.push(call.metadata.getMap());
-        const md = new grpc.Metadata();
-        md.set('x-request-id', 'grpc-predictor');
-        call.sendMetadata(md);
-        cb(null, { model_name: 'iris', id: 'req-1', outputs: [{ name: 'y', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [0.5] } }] });
-      },
+    const p = await grpcPredictor((call, cb) => {
+      seen.push(call.metadata.getMap());
+      const md = new grpc.Metadata();
+      md.set('x-request-id', 'grpc-predictor');
+      call.sendMetadata(md);
+      cb(null, GRPC_ANSWER);
     });
-    const port = await new Promise<number>((r, j) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? j(e) : r(p))));
     try {
-      const res = await client({ host: `127.0.0.1:${port}`, protocol: 'grpc-v2' }).infer(forward({ headers: { 'x-request-id': 'rid-8', 'x-b3-traceid': 'trace-8' } }));
+      const res = await client({ host: `127.0.0.1:${p.port}`, protocol: 'grpc-v2' }).infer(forward({ headers: { 'x-request-id': 'rid-8', 'x-b3-traceid': 'trace-8' } }));
       expect(seen[0]).toMatchObject({ 'x-request-id': 'rid-8', 'x-b3-traceid': 'trace-8', request_type: 'grpc_v2', response_type: 'grpc_v2' });
       expect(res.outputs[0]).toMatchObject({ name: 'y', shape: [1] });
       expect(Array.from(res.outputs[0]?.data as Float32Array)).toEqual([0.5]);
       expect(res.headers).toEqual({ 'x-request-id': 'grpc-predictor' });
     } finally {
-      server.forceShutdown();
+      p.close();
     }
   });
 });
@@ -254,21 +262,66 @@ describe('failures', () => {
     }
   });
 
+  it('gRPC: UNAVAILABLE is tried again (three attempts with retries 2), INVALID_ARGUMENT keeps its code and message, never retried', async () => {
+    let calls = 0;
+    const p = await grpcPredictor((call, cb) => {
+      calls++;
+      const md = call.metadata.getMap();
+      if (md['x-case'] === 'bad') cb({ code: grpc.status.INVALID_ARGUMENT, details: 'unexpected input x' });
+      else if (calls % 3 !== 0) cb({ code: grpc.status.UNAVAILABLE, details: 'not ready' });
+      else cb(null, GRPC_ANSWER);
+    });
+    try {
+      const c = client({ host: `127.0.0.1:${p.port}`, protocol: 'grpc-v2', retries: 2 });
+      const res = await c.infer(forward());
+      expect(res.outputs[0]?.name).toBe('y');
+      expect(calls).toBe(3);
+      const bad = await rejection(c.infer(forward({ headers: { 'x-case': 'bad' } })));
+      expect(bad.kind).toBe('InvalidInput');
+      expect(bad.grpcCode).toBe(3);
+      expect(bad.message).toBe('unexpected input x');
+      expect(calls).toBe(4);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('gRPC: a slow predictor is PredictorTimeout after the timeout, sent once', async () => {
+    let calls = 0;
+    const p = await grpcPredictor(() => {
+      calls++;
+    });
+    try {
+      const err = await rejection(client({ host: `127.0.0.1:${p.port}`, protocol: 'grpc-v2', requestTimeoutSeconds: 1, retries: 2 }).infer(forward()));
+      expect(err.kind).toBe('PredictorTimeout');
+      expect(err.grpcCode).toBe(4);
+      expect(calls).toBe(1);
+    } finally {
+      p.close();
+    }
+  });
+
+  it('a malformed answer is PredictorError, not a crash', async () => {
+    const rec = await recorder((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"outputs":[{"name":"y","shape":[3],"datatype":"FP32","data":[1]}]}'));
+    try {
+      const err = await rejection(client({ host: `127.0.0.1:${rec.port}`, protocol: 'v2' }).infer(forward()));
+      expect(err.kind).toBe('PredictorError');
+      expect(err.message).toContain('malformed answer');
+    } finally {
+      await rec.close();
+    }
+  });
+
   it('the client going away aborts the forwarded call (REST connection closed at the predictor, gRPC call cancelled)', async () => {
     const rec = await recorder(() => undefined);
     let cancelled = 0;
     let arrived = 0;
-    const pkg = grpc.loadPackageDefinition(loadProtocolDefinition()) as unknown as { inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } } };
-    const server = new grpc.Server();
-    server.addService(pkg.inference.GRPCInferenceService.service, {
-      ModelInfer: (call: grpc.ServerUnaryCall<unknown, unknown>) => {
-        arrived++;
-        call.on('cancelled', () => cancelled++);
-      },
+    const p = await grpcPredictor((call) => {
+      arrived++;
+      call.on('cancelled', () => cancelled++);
     });
-    const port = await new Promise<number>((r, j) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? j(e) : r(p))));
     try {
-      for (const [protocol, target] of [['v2', `127.0.0.1:${rec.port}`], ['grpc-v2', `127.0.0.1:${port}`]] as const) {
+      for (const [protocol, target] of [['v2', `127.0.0.1:${rec.port}`], ['grpc-v2', `127.0.0.1:${p.port}`]] as const) {
         const signal = new FlagSignal();
         const pending = rejection(client({ host: target, protocol, requestTimeoutSeconds: 60 }).infer(forward({ signal })));
         // Abort only once the call is at the predictor, so it is the call that is aborted.
@@ -280,7 +333,7 @@ describe('failures', () => {
       await expect.poll(() => rec.abandoned, { timeout: 10_000 }).toBe(1);
       await expect.poll(() => cancelled, { timeout: 10_000 }).toBe(1);
     } finally {
-      server.forceShutdown();
+      p.close();
       await rec.close();
     }
   });
