@@ -211,3 +211,46 @@ export async function startHello(o: { pinned?: boolean } = {}): Promise<ServerPr
     pinned: o.pinned ?? false,
   });
 }
+
+/** What a transformer forwards to: a predictor's address and the protocol of the hop. */
+export interface HopTarget {
+  readonly model: string;
+  /** `127.0.0.1:PORT`: the predictor's REST port for v2, its gRPC port for grpc-v2. */
+  readonly predictorHost: string;
+  readonly protocol: 'v2' | 'grpc-v2';
+  readonly pinned?: boolean;
+}
+
+/** kserve-ts in transformer mode serving benchmarks/transformer/pass-through.ts as `model`. */
+export async function startKserveTsTransformer(o: HopTarget): Promise<ServerProcess> {
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  const flags = ['--model_name', o.model, '--model_module', 'benchmarks/transformer/pass-through.ts'];
+  flags.push('--predictor_host', o.predictorHost, '--predictor_protocol', o.protocol);
+  flags.push('--http_host', '127.0.0.1', '--http_port', String(httpPort), '--grpc_port', String(grpcPort), '--log_level', 'warn');
+  return launch({
+    name: `kserve-ts transformer (${o.protocol})`,
+    // tsx loads the .ts module; 'kserve-ts' in it resolves to this package's dist/ (exports map).
+    cmd: [process.execPath, '--import', 'tsx', 'dist/bin/kserve-ts.js', 'serve', ...flags],
+    httpPort,
+    grpcPort,
+    readyPaths: modelReadyPaths([o.model]),
+    pinned: o.pinned ?? false,
+  });
+}
+
+/** KServe's Python transformer, kserve.Model as it comes (test/compat/transformer_anchor.py --pass_through). */
+export async function startAnchorTransformer(o: HopTarget & { python: string }): Promise<ServerProcess> {
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  return launch({
+    name: `anchor transformer (${o.protocol})`,
+    cmd: [o.python, 'test/compat/transformer_anchor.py', '--pass_through', '--model_name', o.model, '--predictor_host', o.predictorHost, '--predictor_protocol', o.protocol,
+      '--http_port', String(httpPort), '--grpc_port', String(grpcPort)],
+    httpPort,
+    grpcPort,
+    readyPaths: modelReadyPaths([o.model]),
+    pinned: o.pinned ?? false,
+    env: { KSERVE_LOGLEVEL: 'WARNING' },
+  });
+}

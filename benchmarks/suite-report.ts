@@ -39,6 +39,32 @@ export const PATHS = {
   workers: (n: number) => `V2 JSON, --workers ${n}, nothing pinned`,
 } as const;
 export const FRAMEWORK = 'fastify, no model';
+
+/**
+ * The transformer hop (issue 17): mlp behind a pass-through transformer vs the predictor
+ * alone; ours is a TS transformer → kserve-ts, the anchor side KServe's Python transformer →
+ * its Python predictor. The client's protocol is also the hop's (V2 JSON → v2, gRPC → grpc-v2).
+ */
+export const HOP = 'transformer hop, mlp_64x8 1×64';
+export const HOP_PROTOCOLS = [
+  { client: 'V2 JSON', hop: 'v2' },
+  { client: 'gRPC typed', hop: 'grpc-v2' },
+] as const;
+export const HOP_PATHS = {
+  alone: (client: string) => `${client}, predictor alone`,
+  hop: (client: string) => `${client}, transformer → predictor`,
+} as const;
+
+/** The hop rows a run with `sweep` prints, in order. */
+export function hopRows(plan: Plan): Array<{ workload: string; path: string; c: string; anchor: boolean }> {
+  const rows: Array<{ workload: string; path: string; c: string; anchor: boolean }> = [];
+  for (const p of HOP_PROTOCOLS) {
+    for (const c of plan.sweep) {
+      for (const path of [HOP_PATHS.alone(p.client), HOP_PATHS.hop(p.client)]) rows.push({ workload: HOP, path, c: String(c), anchor: plan.anchor });
+    }
+  }
+  return rows;
+}
 export const START_WORKLOAD = 'start-up, mlp_64x8 only';
 
 export interface Measure {
@@ -75,6 +101,7 @@ export function plannedRows(plan: Plan): Array<{ workload: string; path: string;
     for (const path of [PATHS.batchingOff, PATHS.batchingOn]) rows.push({ workload: m.label, path, c: String(BATCH_CLIENTS), anchor: false });
   }
   for (const n of [1, 2]) rows.push({ workload: MLP.label, path: PATHS.workers(n), c: String(WORKERS_CONCURRENCY), anchor: false });
+  rows.push(...hopRows(plan));
   return rows;
 }
 
@@ -131,10 +158,10 @@ export function parseTable(markdown: string): Array<Record<string, string>> {
  * with errors, or a side that measured nothing (no throughput; for the start-up row, no
  * start time or memory). Empty when complete. Values are not judged: no timing assertions.
  */
-export function tableProblems(markdown: string, plan: Plan): string[] {
+export function tableProblems(markdown: string, plan: Plan, planned = plannedRows(plan)): string[] {
   const printed = parseTable(markdown);
   const problems: string[] = [];
-  for (const want of plannedRows(plan)) {
+  for (const want of planned) {
     const key = `${want.workload} / ${want.path} / c=${want.c}`;
     const row = printed.find((r) => r['workload'] === want.workload && r['c'] === want.c && (r['path'] === want.path || r['path']?.startsWith(`${want.path} (`)));
     if (row === undefined) {
@@ -198,6 +225,32 @@ export function targetLines(rows: readonly Row[]): string[] {
   const w2 = find(MLP.label, PATHS.workers(2), String(WORKERS_CONCURRENCY))?.ours.rps;
   if (w1 !== undefined && w2 !== undefined) {
     out.push(`- --workers 2 vs 1: ${x(w2 / w1)} (target ≥ 1.6× with the load generator elsewhere; here it shares the cores).`);
+  }
+  return out;
+}
+
+/**
+ * What the hop costs, per side, protocol and concurrency: throughput behind the transformer
+ * as a fraction of the predictor alone, and the p50 / p99 it adds (ms).
+ */
+export function hopLines(rows: readonly Row[]): string[] {
+  const out: string[] = [];
+  const f = (n: number) => n.toFixed(2);
+  const signed = (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(2)}`;
+  for (const p of HOP_PROTOCOLS) {
+    for (const alone of rows.filter((r) => r.workload === HOP && r.path === HOP_PATHS.alone(p.client))) {
+      const hop = rows.find((r) => r.workload === HOP && r.path === HOP_PATHS.hop(p.client) && r.c === alone.c);
+      if (hop === undefined) continue;
+      const parts: string[] = [];
+      for (const [label, a, h] of [
+        ['kserve-ts', alone.ours, hop.ours],
+        ['KServe Python', alone.anchor, hop.anchor],
+      ] as const) {
+        if (a?.rps === undefined || h?.rps === undefined || a.p50 === undefined || h.p50 === undefined || a.p99 === undefined || h.p99 === undefined) continue;
+        parts.push(`${label} ${f(h.rps / a.rps)}× the throughput, ${signed(h.p50 - a.p50)} ms p50, ${signed(h.p99 - a.p99)} ms p99`);
+      }
+      if (parts.length > 0) out.push(`- hop, ${p.client} (${p.hop} to the predictor), c=${alone.c}: ${parts.join('; ')}.`);
+    }
   }
   return out;
 }

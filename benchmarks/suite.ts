@@ -8,7 +8,8 @@
  *       onnxruntime-node ceiling per model and the fastify hello-world / echo ceilings;
  *   (3) dynamic batching off vs on under 64 clients (kserve-ts only: the anchor's batcher is V1-only);
  *   (4) cold start, spawn to model ready, and (5) RSS idle with the small model loaded;
- *   and --workers 1 vs 2.
+ *   --workers 1 vs 2; and (6) the transformer hop (transformer-hop.ts): mlp behind a
+ *   pass-through transformer vs the predictor alone, V2 JSON and gRPC, ours and the anchor's.
  *
  * Servers run one model set at a time on CPU 1 and this process (the load generator:
  * autocannon for REST, pre-encoded calls over node:http2 for gRPC) on CPU 0, where taskset exists; the
@@ -30,6 +31,7 @@ import { numberArg, writeResultsSection } from './harness.js';
 import { inProcessCeiling } from './in-process.js';
 import { type LoadResult, runLoad } from './load.js';
 import { machineLine } from './machine.js';
+import { transformerHop } from './transformer-hop.js';
 import { PROTOCOLS, type Probe, probes, sampleData, v2Binary, v2Json } from './payloads.js';
 import {
   anchorPython,
@@ -54,6 +56,7 @@ import {
   type Row,
   START_WORKLOAD,
   WORKERS_CONCURRENCY,
+  hopLines,
   renderTable,
   tableProblems,
   targetLines,
@@ -233,6 +236,9 @@ async function main(): Promise<void> {
   const pinned = pinLoadGenerator();
   const python = PLAN.anchor ? anchorPython() : undefined;
   const rows = [await startUp(python, pinned), ...(await compared(python, pinned)), ...(await framework(pinned)), ...(await batching(pinned)), ...(await workers())];
+  // workers() leaves the generator unpinned; the hop rows pin it again, as (1) and (2) are.
+  const hopPinned = pinLoadGenerator();
+  rows.push(...(await transformerHop({ python, pinned: hopPinned, sweep: PLAN.sweep, seconds: SECONDS, warmSeconds: WARM_SECONDS, progress })));
   const table = renderTable(rows);
   const out = [
     `Run ${started.toISOString()} on ${machineLine()}; load average ${load0.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end (1 min).`,
@@ -243,6 +249,7 @@ async function main(): Promise<void> {
     table,
     '',
     ...targetLines(rows),
+    ...hopLines(rows),
   ].join('\n');
   process.stdout.write(`${out}\n`);
   const problems = tableProblems(table, PLAN);
