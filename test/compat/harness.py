@@ -226,8 +226,8 @@ def anchor_transformer(model_name: str, predictor_host: str, protocol: str, log_
 
 def kserve_ts_transformer(model_name: str, predictor_host: str, protocol: str, log_dir: Path,
                           tag: str) -> ServerProcess:
-    """kserve-ts in transformer mode serving iris-transformer.ts (the same pre- and
-    post-processing as transformer_anchor.py), forwarding to predictor_host over protocol."""
+    """kserve-ts in transformer mode serving examples/transformer/iris-transformer.ts (whose
+    pre- and post-processing transformer_anchor.py repeats), forwarding to predictor_host."""
     if not KSERVE_TS.is_file():
         raise RuntimeError(f"{KSERVE_TS} is missing: run `npm run build` (run.sh does it)")
     http_port, grpc_port = free_port(), free_port()
@@ -235,7 +235,7 @@ def kserve_ts_transformer(model_name: str, predictor_host: str, protocol: str, l
         # tsx loads the .ts module; 'kserve-ts' in it resolves to this checkout's dist/.
         "node", "--import", "tsx", str(KSERVE_TS), "serve",
         "--model_name", model_name,
-        "--model_module", str(HERE / "iris-transformer.ts"),
+        "--model_module", str(ROOT / "examples" / "transformer" / "iris-transformer.ts"),
         "--predictor_host", predictor_host,
         "--predictor_protocol", protocol,
         "--http_host", "127.0.0.1",

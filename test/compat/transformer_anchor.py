@@ -4,10 +4,10 @@ forwards to a predictor, served by kserve 0.20's ModelServer. Run as a separate 
     python transformer_anchor.py --model_name iris --predictor_host 127.0.0.1:PORT \
         --predictor_protocol v1|v2|grpc-v2 --http_port P --grpc_port G [--pass_through]
 
-The pre- and post-processing are those of the iris examples (examples/custom-model,
-examples/transformer): clients send measurements in millimetres, the predictor (the iris
-ONNX classifier, examples/models/iris) takes centimetres, and the answer carries species
-names. Everything else (routing, forwarding to the predictor over V1, V2 REST or gRPC,
+The pre- and post-processing are examples/transformer/iris-transformer.ts's, step for step
+(the checks and their messages, the V2 hop asking for `probabilities` only): clients send
+measurements in millimetres, the predictor (the iris ONNX classifier, examples/models/iris)
+takes centimetres, and the answer carries species names. Everything else (routing, forwarding to the predictor over V1, V2 REST or gRPC,
 error mapping) is kserve's, so this is the Python side the TS transformer is compared with.
 
 kserve 0.20 reads the predictor settings from the PredictorConfig given to ModelServer
@@ -39,6 +39,7 @@ sys.argv = sys.argv[:1]  # ModelServer parses sys.argv at import; keep ours out 
 import kserve  # noqa: E402
 from kserve import InferInput, InferOutput, InferRequest, InferResponse, Model, PredictorConfig  # noqa: E402
 from kserve.errors import InvalidInput  # noqa: E402
+from kserve.protocol.infer_type import RequestedOutput  # noqa: E402
 from kserve_loopback import bind_loopback  # noqa: E402
 
 SPECIES = ["setosa", "versicolor", "virginica"]
@@ -49,8 +50,8 @@ def _cm(mm) -> np.ndarray:
     array = np.asarray(mm, dtype=np.float64)
     if array.ndim != 2 or array.shape[1] != 4:
         raise InvalidInput(f"expected rows of 4 measurements, got shape {list(array.shape)}")
-    if not np.all(array >= 0):
-        raise InvalidInput("measurements must be non-negative millimetres")
+    if not np.all((array >= 0) & (array < 10_000)):
+        raise InvalidInput("measurements must be millimetres between 0 and 10000")
     return (array / 10).astype(np.float32)
 
 
@@ -75,7 +76,8 @@ class IrisTransformer(Model):
             cm = _cm(source.as_numpy())
             forwarded = InferInput(name="input", shape=list(cm.shape), datatype="FP32")
             forwarded.set_data_from_numpy(cm, binary_data=False)
-            return InferRequest(model_name=self.name, infer_inputs=[forwarded], request_id=payload.id)
+            return InferRequest(model_name=self.name, infer_inputs=[forwarded], request_id=payload.id,
+                                request_outputs=[RequestedOutput("probabilities")])
         if not isinstance(payload.get("instances"), list):
             raise InvalidInput('Expected "instances" to be a list')
         return {"instances": _cm(payload["instances"]).tolist()}
