@@ -12,6 +12,7 @@ import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
 import { InferenceScope, viewOf } from './inference-scope.js';
 import { type Metrics, since } from './metrics.js';
 import type { ModelRepository, ModelState } from './repository/model-repository.js';
+import type { RequestLogger } from './request-logger/request-logger.js';
 
 export interface ServerInfo {
   readonly name: string;
@@ -25,14 +26,20 @@ export class DataPlane {
   readonly #metrics: Metrics;
   readonly #info: ServerInfo;
   readonly #latencyLog: Logger | undefined;
+  readonly #requestLogger: RequestLogger | undefined;
   #draining = false;
 
-  /** `latencyLog`: where each inference's stage latencies go (--enable_latency_logging); absent: not logged. */
-  constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo, latencyLog?: Logger) {
+  /**
+   * `latencyLog`: where each inference's stage latencies go (--enable_latency_logging);
+   * `requestLogger`: where inference requests and responses are posted (--logger_url).
+   * Absent: not logged.
+   */
+  constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo, latencyLog?: Logger, requestLogger?: RequestLogger) {
     this.#repository = repository;
     this.#metrics = metrics;
     this.#info = info;
     this.#latencyLog = latencyLog;
+    this.#requestLogger = requestLogger;
   }
 
   live(): boolean {
@@ -94,7 +101,7 @@ export class DataPlane {
    * must `release` the scope (see inference-scope.ts for the contract).
    */
   open(name: string, version: string | undefined): InferenceScope {
-    return new InferenceScope(name, this.#repository.acquire(name, version), this.#metrics, this.#latencyLog);
+    return new InferenceScope(name, this.#repository.acquire(name, version), this.#metrics, this.#latencyLog, this.#requestLogger);
   }
 
   /** Whether the server knows the model at all (whatever its state): bounds metric labels to known names. */

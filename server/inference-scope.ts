@@ -14,6 +14,9 @@
  * - `release` is idempotent.
  * - Latency log (--enable_latency_logging): when given a logger, `release` writes one line
  *   with the stages' milliseconds of an inference that ran, as KServe's latency log.
+ * - Request logger (--logger_url): transports call `logRequest` after `decode` and
+ *   `logResponse` after `encode`, with the bytes as they went over the wire; both are
+ *   no-ops without a logger and never wait on the sink. The logged id is the response's id.
  * - Headers: `infer` takes the request's headers (REST) or metadata (gRPC); what the model
  *   sets for the response (SDK models) is in `responseHeaders` once `infer` resolved.
  */
@@ -26,6 +29,7 @@ import { type Metrics, since } from './metrics.js';
 import type { Lease, ServedVersion } from './repository/model-repository.js';
 import { validateRequest } from './validate-request.js';
 import type { ClientSignal } from './client-signal.js';
+import type { RequestLogger } from './request-logger/request-logger.js';
 
 /** The neutral view of one served version (named signatures only where the model has them). */
 export function viewOf(name: string, served: ServedVersion): ModelView {
@@ -55,11 +59,15 @@ export class InferenceScope {
   #explainSeconds: number | undefined;
   #requestId: string | undefined;
   #released = false;
+  readonly #requestLogger: RequestLogger | undefined;
+  #logId: string | undefined;
+  #logHeaders: Readonly<Record<string, string>> = {};
   /** Headers the model set for the response; filled by `infer`. */
   readonly responseHeaders: Record<string, string> = {};
 
-  constructor(name: string, lease: Lease, metrics: Metrics, latencyLog?: Logger) {
+  constructor(name: string, lease: Lease, metrics: Metrics, latencyLog?: Logger, requestLogger?: RequestLogger) {
     this.#lease = lease;
+    this.#requestLogger = requestLogger;
     this.#metrics = metrics;
     this.#latencyLog = latencyLog;
     this.model = viewOf(name, lease.served);
@@ -92,10 +100,29 @@ export class InferenceScope {
     this.#predictSeconds = since(start);
     this.#metrics.observe('predict', name, this.#predictSeconds);
     if (this.#decodeSeconds !== undefined) this.#metrics.observe('preprocess', name, this.#decodeSeconds);
-    const id = request.id ?? randomUUID();
+    const id = request.id ?? this.#logId ?? randomUUID();
     this.#requestId = id;
     const response = { id, modelName: name, modelVersion: served.version, outputs };
     return context.responseParameters === undefined ? response : { ...response, parameters: context.responseParameters };
+  }
+
+  /**
+   * Logs the decoded request's wire bytes as a request event. The bytes are copied only when
+   * request events are wanted: a backend may detach the body it was decoded from.
+   */
+  logRequest(request: InferRequest, body: Uint8Array, contentType: string, headers: Readonly<Record<string, string>>): void {
+    const logger = this.#requestLogger;
+    if (logger === undefined) return;
+    this.#logId = request.id ?? randomUUID();
+    this.#logHeaders = headers;
+    if (logger.wants('request')) logger.log('request', this.#logId, Uint8Array.prototype.slice.call(body), contentType, headers);
+  }
+
+  /** Logs the encoded response (owned by the caller, not changed afterwards) as a response event. */
+  logResponse(body: Uint8Array | string, contentType: string): void {
+    const logger = this.#requestLogger;
+    if (logger === undefined || this.#requestId === undefined || !logger.wants('response')) return;
+    logger.log('response', this.#requestId, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, contentType, this.#logHeaders);
   }
 
   /** Whether this version explains (ModelInstance.explain). */

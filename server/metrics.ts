@@ -8,6 +8,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 export type Stage = 'preprocess' | 'predict' | 'postprocess' | 'explain';
 export type Protocol = 'v1' | 'v2' | 'grpc';
+/** What became of a request-logger event (server/request-logger/). */
+const LOGGER_OUTCOMES = ['sent', 'dropped', 'failed_status', 'failed_timeout', 'failed_connection'] as const;
+export type LoggerOutcome = (typeof LOGGER_OUTCOMES)[number];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -15,6 +18,7 @@ export class Metrics {
   readonly #requests: Counter<'model_name' | 'protocol' | 'status_code'>;
   readonly #batchSize: Histogram<'model_name'>;
   readonly #batchQueue: Histogram<'model_name'>;
+  #loggerEvents: Counter<'outcome'> | undefined;
 
   readonly #render: (() => Promise<string>) | undefined;
 
@@ -72,6 +76,25 @@ export class Metrics {
       this.#stageChildren.set(key, child);
     }
     child.observe(seconds);
+  }
+
+  /**
+   * Registers the request logger's counter, every outcome at 0 (a server without
+   * --logger_url exports none). Called once, when the logger is made.
+   */
+  trackRequestLogger(): void {
+    if (this.#loggerEvents !== undefined) return;
+    this.#loggerEvents = new Counter({
+      name: 'kserve_request_logger_events_total',
+      help: 'request-logger CloudEvents by outcome: sent (2xx), dropped (queue full or left at shutdown), failed_status (non-2xx), failed_timeout, failed_connection',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    for (const outcome of LOGGER_OUTCOMES) this.#loggerEvents.inc({ outcome }, 0);
+  }
+
+  countLoggerEvent(outcome: LoggerOutcome, n = 1): void {
+    this.#loggerEvents?.inc({ outcome }, n);
   }
 
   /**

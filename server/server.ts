@@ -18,6 +18,7 @@ import { buildHttpApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
 import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
+import { RequestLogger } from './request-logger/request-logger.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 export interface ModelServer {
@@ -90,7 +91,8 @@ export async function createServer(
   metrics.trackQueueDepth(() => repository.queueDepths());
   metrics.trackModelInfo(() => repository.loadedVersions());
   const latencyLog = config.enableLatencyLogging ? logger.child({ component: 'latency' }) : undefined;
-  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog);
+  const requestLogger = config.requestLogger === undefined ? undefined : new RequestLogger(config.requestLogger, metrics, logger.child({ component: 'request-logger' }));
+  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog, requestLogger);
   const http = await buildHttpApp({
     dataplane,
     metrics,
@@ -118,6 +120,7 @@ export async function createServer(
       dataplane.drain();
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const grace = config.gracePeriodSeconds * 1000;
+      const graceEnds = Date.now() + grace;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
@@ -129,6 +132,8 @@ export async function createServer(
       });
       await Promise.race([Promise.all([http.close(), grpc?.close()]), timeout]);
       clearTimeout(timer);
+      // Events of the last requests are flushed within what is left of the grace period.
+      await requestLogger?.close(Math.max(0, graceEnds - Date.now()));
       await repository.unloadAll();
     })();
     return closing;

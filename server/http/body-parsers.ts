@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
 import { errors } from '../../protocols/errors.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
+import { STRUCTURED_CONTENT_TYPE, acceptBinaryEvent, acceptStructuredEvent, isBinaryCloudEvent } from './cloud-events.js';
 
 /**
  * Bytes of a body that are JSON: the Inference-Header-Content-Length prefix of a binary
@@ -35,10 +36,33 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number, max
       done(errors.limitExceeded(`The JSON part of the request is ${json} bytes, larger than the limit of ${maxJsonBytes} bytes (--rest_max_json_bytes); send large tensors with the binary data extension`), undefined);
       return;
     }
+    // A binary-mode CloudEvent's body is its data: only its attributes are checked here.
+    if (isBinaryCloudEvent(req.headers)) {
+      try {
+        acceptBinaryEvent(req);
+      } catch (e) {
+        done(e as Error, undefined);
+        return;
+      }
+    }
     // Node's Buffer pool shares small slabs between buffers: only a body that is its own
     // allocation may be detached.
     if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength) markDetachable(buf.buffer);
     done(null, buf);
+  });
+  // A structured-mode CloudEvent is JSON as a whole: bounded like any JSON body, then its
+  // data becomes the body the routes decode.
+  app.addContentTypeParser(STRUCTURED_CONTENT_TYPE, { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
+    const buf = body as Buffer;
+    if (buf.byteLength > maxJsonBytes) {
+      done(errors.limitExceeded(`The CloudEvent is ${buf.byteLength} bytes of JSON, larger than the limit of ${maxJsonBytes} bytes (--rest_max_json_bytes)`), undefined);
+      return;
+    }
+    try {
+      done(null, acceptStructuredEvent(req, buf));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
   });
 }
 

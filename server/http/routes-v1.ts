@@ -5,6 +5,7 @@ import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
 import { bodyBytes } from './body-parsers.js';
 import { clientGone } from './client-gone.js';
+import { replyInKind } from './cloud-events.js';
 import type { InferenceScope } from '../inference-scope.js';
 import type { HttpContext } from './context.js';
 import { requestHeaders, sendModelHeaders } from './model-headers.js';
@@ -32,10 +33,13 @@ export function v1Routes(ctx: HttpContext) {
     const scope = dataplane.open(name, undefined);
     try {
       const { dialect, decoded } = decodeBody(req, scope);
-      const response = await scope.infer(decoded.request, requestHeaders(req.headers), clientGone(reply));
+      const headers = requestHeaders(req.headers);
+      scope.logRequest(decoded.request, bodyBytes(req.body), 'application/json', headers);
+      const response = await scope.infer(decoded.request, headers, clientGone(reply));
       const body = scope.encode(() => dialect.encode(response, decoded));
+      scope.logResponse(body, 'application/json');
       sendModelHeaders(reply, scope.responseHeaders);
-      return reply.type('application/json').send(body);
+      return reply.send(replyInKind(req, reply, name, body, 'application/json'));
     } finally {
       scope.release();
     }

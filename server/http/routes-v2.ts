@@ -6,6 +6,7 @@ import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from 
 import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
 import { bodyBytes } from './body-parsers.js';
 import { clientGone } from './client-gone.js';
+import { replyInKind } from './cloud-events.js';
 import type { HttpContext } from './context.js';
 import { requestHeaders, sendModelHeaders } from './model-headers.js';
 import { docs, modelParams, versionParams } from './schemas.js';
@@ -30,17 +31,18 @@ export function v2Routes(ctx: HttpContext) {
     const { name, version } = req.params;
     const scope = dataplane.open(name, version);
     try {
-      const request = scope.decode(() => {
-        const body = bodyBytes(req.body);
-        return decodeRestInferRequest(body, parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength), ctx.limits?.decode);
-      });
-      const response = await scope.infer(request, requestHeaders(req.headers), clientGone(reply));
+      const body = bodyBytes(req.body);
+      const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
+      const request = scope.decode(() => decodeRestInferRequest(body, headerLength, ctx.limits?.decode));
+      const headers = requestHeaders(req.headers);
+      scope.logRequest(request, body, headerLength === undefined ? 'application/json' : 'application/octet-stream', headers);
+      const response = await scope.infer(request, headers, clientGone(reply));
       const encoded = scope.encode(() => encodeRestInferResponse(response, request));
+      const contentType = encoded.headerLength !== undefined ? 'application/octet-stream' : 'application/json';
+      scope.logResponse(encoded.body, contentType);
       sendModelHeaders(reply, scope.responseHeaders);
-      if (encoded.headerLength !== undefined) {
-        void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength)).type('application/octet-stream');
-      } else void reply.type('application/json');
-      return reply.send(encoded.body);
+      if (encoded.headerLength !== undefined) void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength));
+      return reply.send(replyInKind(req, reply, name, encoded.body, contentType));
     } finally {
       scope.release();
     }

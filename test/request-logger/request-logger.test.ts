@@ -1,0 +1,197 @@
+/**
+ * The in-process request logger (KServe's agent logger without the sidecar) against a real
+ * HTTP sink on loopback: the CloudEvents it posts for V1 and V2 requests and responses, each
+ * --logger_mode, metadata headers; and a sink that is slow, down or failing never slows or
+ * fails inference, while what was not delivered is counted in /metrics.
+ */
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { metricValue } from '../helpers/http.js';
+import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A sink that records every event and answers as `answer` says (never, with a status...). */
+async function startSink(answer: 'ok' | 'never' | 500 = 'ok'): Promise<{ url: string; events: Received[]; answered: () => number; close(): Promise<void> }> {
+  const events: Received[] = [];
+  let answered = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      events.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (answer === 'never') return;
+      answered++;
+      res.statusCode = answer === 'ok' ? 202 : answer;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/events`,
+    events,
+    answered: () => answered,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(flags: string[]): Promise<TestServer> {
+  const s = await startServer(['--model_name', 'iris', '--model_dir', IRIS_DIR, ...flags]);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+const V1 = JSON.stringify({ instances: [[6.8, 2.8, 4.8, 1.4]] });
+const V2 = JSON.stringify({ id: 'v2-req', inputs: [{ name: 'input', shape: [1, 4], datatype: 'FP32', data: [5.1, 3.5, 1.4, 0.2] }] });
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const loggerMetric = async (s: TestServer, outcome: string) => metricValue(await (await fetch(`${s.url}/metrics`)).text(), 'kserve_request_logger_events_total', { outcome });
+
+describe('request logger events', () => {
+  it("posts KServe's CloudEvents for V1 and V2 requests and responses, with the ISVC identity and metadata headers", async () => {
+    const sink = await startSink();
+    cleanups.push(() => sink.close());
+    const s = await serve([
+      '--logger_url', sink.url, '--logger_metadata_headers', 'x-tenant,x-absent',
+      '--logger_inference_service', 'iris-isvc', '--logger_namespace', 'ml', '--logger_component', 'predictor', '--logger_endpoint', 'default',
+    ]);
+    const v1 = await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1, headers: { 'x-tenant': 'acme', 'x-request-id': 'r-1' } });
+    const v1Body = await v1.text();
+    expect(v1Body).toBe('{"predictions":[1]}');
+    const v2 = await fetch(`${s.url}/v2/models/iris/infer`, { method: 'POST', body: V2, headers: { 'content-type': 'application/json', 'x-tenant': 'acme' } });
+    const v2Body = await v2.text();
+    expect(v2.status).toBe(200);
+    await until('four events', () => sink.events.length === 4);
+
+    const byType = (type: string) => sink.events.filter((e) => e.headers['ce-type'] === type);
+    const requests = byType('org.kubeflow.serving.inference.request');
+    const responses = byType('org.kubeflow.serving.inference.response');
+    expect(requests.map((e) => e.body).sort()).toEqual([V1, V2].sort());
+    expect(responses.map((e) => e.body).sort()).toEqual([v1Body, v2Body].sort());
+    for (const e of sink.events) {
+      expect(e.headers).toMatchObject({
+        'ce-specversion': '1.0',
+        'ce-inferenceservicename': 'iris-isvc',
+        'ce-namespace': 'ml',
+        'ce-component': 'predictor',
+        'ce-endpoint': 'default',
+        'content-type': 'application/json',
+      });
+      expect(e.headers['ce-source']).toMatch(/^http:\/\/localhost:\d+\/$/);
+      expect(Number.isNaN(Date.parse(String(e.headers['ce-time'])))).toBe(false);
+      expect(JSON.parse(String(e.headers['ce-metadata']))).toEqual({ 'x-tenant': ['acme'] });
+    }
+    // A request and its response share one id: the V2 request's own, which the response carries.
+    const v2Id = (JSON.parse(v2Body) as { id: string }).id;
+    expect(v2Id).toBe('v2-req');
+    expect(sink.events.filter((e) => e.headers['ce-id'] === 'v2-req').map((e) => e.headers['ce-type']).sort()).toEqual([
+      'org.kubeflow.serving.inference.request',
+      'org.kubeflow.serving.inference.response',
+    ]);
+    const v1Ids = new Set(sink.events.filter((e) => e.body === V1 || e.body === v1Body).map((e) => e.headers['ce-id']));
+    expect(v1Ids.size).toBe(1);
+    expect(await loggerMetric(s, 'sent')).toBe(4);
+  });
+
+  it.each([
+    ['request', 'org.kubeflow.serving.inference.request'],
+    ['response', 'org.kubeflow.serving.inference.response'],
+  ])('--logger_mode %s sends only %s events', async (mode, type) => {
+    const sink = await startSink();
+    cleanups.push(() => sink.close());
+    const s = await serve(['--logger_url', sink.url, '--logger_mode', mode]);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 })).status).toBe(200);
+    await until('three events', () => sink.events.length >= 3);
+    // A fourth request whose event, if the mode leaked, would be the other kind.
+    expect((await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 })).status).toBe(200);
+    await until('four events', () => sink.events.length >= 4);
+    expect(new Set(sink.events.map((e) => e.headers['ce-type']))).toEqual(new Set([type]));
+    expect(sink.events).toHaveLength(4);
+  });
+});
+
+describe('a sink that misbehaves never touches inference', () => {
+  it('a sink that never answers: every inference answered without waiting for it, a full queue drops, all counted', async () => {
+    const sink = await startSink('never');
+    cleanups.push(() => sink.close());
+    // Sends would wait a minute: had inference waited on the sink, these requests would not be answered within the test.
+    const s = await serve(['--logger_url', sink.url, '--logger_timeout_ms', '60000', '--logger_concurrency', '1', '--logger_queue_size', '2']);
+    const n = 20;
+    const answers = await Promise.all(Array.from({ length: n }, () => fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 }).then((r) => r.status)));
+    expect(answers).toEqual(Array(n).fill(200));
+    expect(sink.answered()).toBe(0);
+    // 40 events through one send in flight and a queue of 2: the other 37 are dropped.
+    await until('37 drops counted', async () => (await loggerMetric(s, 'dropped')) === 2 * n - 3);
+    expect(sink.events).toHaveLength(1);
+    expect(await loggerMetric(s, 'sent')).toBe(0);
+  });
+
+  it('a send that gets no answer within --logger_timeout_ms fails as a timeout and frees its slot', async () => {
+    const sink = await startSink('never');
+    cleanups.push(() => sink.close());
+    const s = await serve(['--logger_url', sink.url, '--logger_timeout_ms', '300', '--logger_concurrency', '1', '--logger_mode', 'request']);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 })).status).toBe(200);
+    // One slot: the later events are sent only once the earlier ones timed out.
+    await until('three timeouts', async () => (await loggerMetric(s, 'failed_timeout')) === 3);
+    expect(sink.events).toHaveLength(3);
+  });
+
+  it('a sink that is down: inference answers, connection failures counted', async () => {
+    const sink = await startSink();
+    const url = sink.url;
+    await sink.close();
+    const s = await serve(['--logger_url', url, '--logger_mode', 'request']);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 })).status).toBe(200);
+    await until('five connection failures', async () => (await loggerMetric(s, 'failed_connection')) === 5);
+  });
+
+  it('a sink answering 500: inference answers, failures counted by status', async () => {
+    const sink = await startSink(500);
+    cleanups.push(() => sink.close());
+    const s = await serve(['--logger_url', sink.url]);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 })).status).toBe(200);
+    await until('six status failures', async () => (await loggerMetric(s, 'failed_status')) === 6);
+    expect(sink.events).toHaveLength(6);
+  });
+
+  it('events still queued at shutdown are delivered within the grace period', async () => {
+    const sink = await startSink();
+    cleanups.push(() => sink.close());
+    const s = await startServer(['--model_name', 'iris', '--model_dir', IRIS_DIR, '--logger_url', sink.url, '--logger_concurrency', '1']);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1 }).then((r) => r.status)));
+    expect(answers).toEqual(Array(10).fill(200));
+    await s.close();
+    expect(sink.events).toHaveLength(20);
+  });
+});
+
+describe('logger flags', () => {
+  it.each([
+    [['--logger_url', 'not a url'], '--logger_url must be an absolute http(s) URL'],
+    [['--logger_url', 'ftp://sink/'], '--logger_url must be an http or https URL'],
+    [['--logger_url', 'http://127.0.0.1:9/', '--logger_mode', 'sometimes'], '--logger_mode must be one of all, request, response'],
+  ])('%j is refused at start-up', async (flags, message) => {
+    await expect(startServer(['--model_name', 'iris', '--model_dir', IRIS_DIR, ...flags])).rejects.toThrow(message);
+  });
+});
