@@ -11,6 +11,7 @@
 export const GrpcCode = {
   CANCELLED: 1,
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
   NOT_FOUND: 5,
   RESOURCE_EXHAUSTED: 8,
   UNIMPLEMENTED: 12,
@@ -46,6 +47,12 @@ const KINDS = {
   Cancelled: { http: 499, grpc: GrpcCode.CANCELLED },
   InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
   Internal: { http: 500, grpc: GrpcCode.INTERNAL },
+  /** Transformer mode: the predictor could not be reached (refused, unknown host, reset before it answered). */
+  PredictorUnreachable: { http: 502, grpc: GrpcCode.UNAVAILABLE },
+  /** Transformer mode: the predictor did not answer within --predictor_request_timeout_seconds. */
+  PredictorTimeout: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED },
+  /** Transformer mode: the predictor failed (a 5xx of its own) or answered something that is not its protocol. */
+  PredictorError: { http: 502, grpc: GrpcCode.INTERNAL },
 } as const satisfies Record<string, KindSpec>;
 
 export type ErrorKind = keyof typeof KINDS;
@@ -110,6 +117,11 @@ export const errors = {
   inferenceError: (reason: string, cause?: unknown) =>
     new KServeError('InferenceError', reason, { cause }),
   internal: (reason: string, cause?: unknown) => new KServeError('Internal', reason, { cause }),
+  predictorUnreachable: (target: string, reason: string, attempts: number) =>
+    new KServeError('PredictorUnreachable', `Predictor ${target} is unreachable: ${reason}${attempts > 1 ? ` (${attempts} attempts)` : ''}`),
+  predictorTimeout: (target: string, seconds: number) =>
+    new KServeError('PredictorTimeout', `Predictor ${target} did not answer within ${seconds} s (--predictor_request_timeout_seconds)`),
+  predictorError: (target: string, reason: string) => new KServeError('PredictorError', `Predictor ${target} failed: ${reason}`),
 };
 
 /**

@@ -4,6 +4,7 @@
  * the client spoke (V1 and V2 REST, gRPC all decode into the neutral types first).
  */
 import type { Parameters, RequestedOutput, Tensor } from '../../protocols/tensor.js';
+import type { ClientSignal } from '../client-signal.js';
 import { InferInput, InferOutput } from './infer-tensor.js';
 
 export class InferRequest {
@@ -13,13 +14,26 @@ export class InferRequest {
   parameters: Parameters | undefined;
   /** Outputs the client asked for (names, in order); empty = all. The server filters the response to them. */
   requestOutputs: RequestedOutput[];
+  /**
+   * Whether the client of this request has gone away (`signal.aborted`), for hooks that wait
+   * on I/O and can stop early; the default transformer `predict` aborts its forwarded call
+   * with it. Set by the server on the request `preprocess` receives, and carried onto the
+   * request it returns if that has none. Undefined in worker mode (--model_module_worker)
+   * and for requests built by code.
+   */
+  signal: ClientSignal | undefined;
 
-  constructor(modelName: string, inputs: InferInput[], opts: { id?: string | undefined; parameters?: Parameters | undefined; requestOutputs?: readonly RequestedOutput[] | undefined } = {}) {
+  constructor(
+    modelName: string,
+    inputs: InferInput[],
+    opts: { id?: string | undefined; parameters?: Parameters | undefined; requestOutputs?: readonly RequestedOutput[] | undefined; signal?: ClientSignal | undefined } = {},
+  ) {
     this.modelName = modelName;
     this.inputs = inputs;
     this.id = opts.id;
     this.parameters = opts.parameters;
     this.requestOutputs = [...(opts.requestOutputs ?? [])];
+    this.signal = opts.signal;
   }
 
   /** The input named `name`, or undefined (`InferRequest.get_input_by_name`). */

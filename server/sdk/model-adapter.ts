@@ -11,7 +11,7 @@
  *   latest adapter's `unload` reaches `Model.unload`.
  */
 import type { Logger } from 'pino';
-import { KServeError, errors, withoutSourcePaths } from '../../protocols/errors.js';
+import { KServeError, errors, isErrorKind, withoutSourcePaths } from '../../protocols/errors.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
 import { InferRequest, type InferResponse } from './infer-request.js';
@@ -26,6 +26,9 @@ const current = new WeakMap<Model, ModelInstance>();
 /** A user hook's failure as a catalogue error naming the model; the stack stays in the log. */
 export function userError(model: string, err: unknown, logger: Logger): KServeError {
   if (err instanceof KServeError) return err;
+  // By shape too: a module that imports its own copy of this package throws that copy's classes.
+  const kind = (err as { kind?: unknown } | null)?.kind;
+  if (err instanceof Error && isErrorKind(kind) && typeof (err as { httpStatus?: unknown }).httpStatus === 'number') return new KServeError(kind, err.message);
   const type = err instanceof Error ? err.name : 'Error';
   const message = err instanceof Error ? err.message : String(err);
   logger.error({ model, err }, 'custom model hook failed');
@@ -81,10 +84,13 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         id: context?.id,
         parameters: context?.parameters,
         requestOutputs: outputNames.map((n) => ({ name: n })),
+        signal: context?.signal,
       });
       let out: Tensor[];
       try {
         const pre = await model.preprocess(request, headers);
+        // A request preprocess built anew still belongs to the same client.
+        if (pre.signal === undefined) pre.signal = request.signal;
         const predicted = await model.predict(pre, headers, responseHeaders);
         const post = await model.postprocess(predicted, headers, responseHeaders);
         out = post.tensors();

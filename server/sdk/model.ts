@@ -16,10 +16,24 @@
  *
  * Errors: throw the SDK's error classes (sdk-errors.ts); anything else is a 500 naming the
  * model, with the message but never the stack.
+ *
+ * Transformer mode (KServe's `Model(name, predictor_config)`): a model constructed with
+ * `{ predictor }` (the `--predictor_*` flags arrive as ModelFactoryOptions.predictor) has a
+ * default `predict` that forwards the preprocessed request to that predictor over V1, V2
+ * REST or V2 gRPC (server/sdk/predictor/), under the model's own name, with the request
+ * id, B3 trace id and authorization headers; its answer goes to `postprocess`. Without a
+ * predictor the default `predict` is NotImplemented (501), as KServe's.
+ *
+ * Cancellation: `request.signal.aborted` turns true once the client has gone away
+ * (InferRequest.signal); the forwarded call is aborted then. Hooks doing long I/O may check it.
  */
 import type { TensorSpec } from '../../protocols/tensor.js';
 import type { InferRequest, InferResponse } from './infer-request.js';
 import { NotImplemented } from './sdk-errors.js';
+import { forwardToPredictor } from './predictor/forward.js';
+import type { PredictorClient } from './predictor/predictor-client.js';
+import { createPredictorClient } from './predictor/predictor-clients.js';
+import type { PredictorConfig } from './predictor/predictor-config.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -28,13 +42,29 @@ export type RequestHeaders = Readonly<Record<string, string>>;
 /** Headers a hook adds to the response (REST headers; gRPC initial metadata). */
 export type ResponseHeaders = Record<string, string>;
 
+/** The second argument of the Model constructor (KServe's `predictor_config`). */
+export interface ModelOptions {
+  /** Makes the model a transformer: the default `predict` forwards to this predictor. */
+  readonly predictor?: PredictorConfig | undefined;
+}
+
 export class Model {
   readonly name: string;
   /** True once loaded; a model that turns it false answers ModelNotReady until it turns true again. */
   ready = false;
+  /** Where the default `predict` forwards (transformer mode); undefined for a predictor. */
+  readonly predictorConfig: PredictorConfig | undefined;
+  #predictor: PredictorClient | undefined;
 
-  constructor(name: string) {
+  constructor(name: string, options: ModelOptions = {}) {
     this.name = name;
+    this.predictorConfig = options.predictor;
+  }
+
+  /** The pooled client of the configured predictor, made on first use; undefined without one. */
+  protected get predictor(): PredictorClient | undefined {
+    if (this.#predictor === undefined && this.predictorConfig !== undefined) this.#predictor = createPredictorClient(this.predictorConfig);
+    return this.#predictor;
   }
 
   /** Loads weights, opens sessions. Default: ready at once. Return false (or throw) to fail the load. */
@@ -47,8 +77,11 @@ export class Model {
     return request;
   }
 
-  predict(_request: InferRequest, _headers: RequestHeaders, _responseHeaders: ResponseHeaders): Awaitable<InferResponse> {
-    throw new NotImplemented(`Model ${this.name} does not implement predict`);
+  /** Default: forwards to the predictor (transformer mode); NotImplemented without one. */
+  predict(request: InferRequest, headers: RequestHeaders, responseHeaders: ResponseHeaders): Awaitable<InferResponse> {
+    const client = this.predictor;
+    if (client === undefined) throw new NotImplemented(`Model ${this.name} does not implement predict (and has no predictor_host to forward to)`);
+    return forwardToPredictor(client, this.name, request, headers, responseHeaders);
   }
 
   postprocess(response: InferResponse, _headers: RequestHeaders, _responseHeaders: ResponseHeaders): Awaitable<InferResponse> {
@@ -77,9 +110,22 @@ export class Model {
     return [];
   }
 
-  /** Releases what `load` opened (KServe's `stop`). */
+  /**
+   * The model's health, KServe's `healthy()`: `ready`, and with the predictor health check
+   * (`--enable_predictor_health_check`) also the predictor server's readiness.
+   */
+  async healthy(): Promise<boolean> {
+    if (!this.ready) return false;
+    if (this.predictorConfig?.healthCheck !== true) return true;
+    return (await this.predictor?.ready()) ?? false;
+  }
+
+  /** Releases what `load` opened (KServe's `stop`); closes the predictor's connections. */
   unload(): Awaitable<void> {
     this.ready = false;
+    const client = this.#predictor;
+    this.#predictor = undefined;
+    return client?.close();
   }
 }
 
@@ -92,4 +138,6 @@ export interface ModelFactoryOptions {
   readonly name: string;
   /** --model_dir, where the storage-initializer put the model's files (KServe's /mnt/models); undefined when not given. */
   readonly modelDir: string | undefined;
+  /** The --predictor_* flags, when --predictor_host is given: pass it on, `super(name, options)`. */
+  readonly predictor?: PredictorConfig | undefined;
 }

@@ -12,12 +12,15 @@ import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
 import { loadModel } from '../../sdk/model-adapter.js';
 import { modelFromModule } from '../../sdk/load-module.js';
 import { workerModel } from '../../sdk/worker-model.js';
+import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../sdk/predictor/predictor-config.js';
 
 export interface CustomSettings {
   /** --model_module, or undefined when not given. */
   readonly module: string | undefined;
   /** --model_module_worker: run the model's hooks in a worker thread of its own. */
   readonly worker: boolean;
+  /** The --predictor_* flags (transformer mode), handed to the model; undefined without --predictor_host. */
+  readonly predictor: PredictorConfig | undefined;
 }
 
 export const customBackend: Backend<CustomSettings, CustomSettings> = {
@@ -37,9 +40,10 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
       dflt: 'false',
       help: "run the --model_module model's hooks in a worker thread of its own, for blocking code (tensors are copied to it)",
     },
+    ...PREDICTOR_FLAGS,
   ],
   settings(flags: Flags): CustomSettings {
-    return { module: flags.string('model_module') || undefined, worker: flags.bool('model_module_worker') };
+    return { module: flags.string('model_module') || undefined, worker: flags.bool('model_module_worker'), predictor: predictorConfigFrom(flags) };
   },
   modelOptions(settings: CustomSettings, parameters: ReadonlyMap<string, string>): CustomSettings {
     for (const k of parameters.keys()) throw errors.invalidInput(`config.pbtxt parameter '${k}' is not read by the custom backend`);
@@ -54,7 +58,7 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
   providedModels(settings, server): ReadonlyMap<string, ProvidedModel> {
     const file = settings.module;
     if (file === undefined) return new Map();
-    const options = { name: server.modelName, modelDir: server.modelDir };
+    const options = { name: server.modelName, modelDir: server.modelDir, predictor: settings.predictor };
     // Each (re)load imports the module (cached by Node) and makes a fresh model.
     const provided: ProvidedModel = settings.worker
       ? workerModel(file, options)
