@@ -12,6 +12,7 @@ import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../c
 import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
 import type { TlsFiles } from './http/tls.js';
+import { LOGGER_FLAGS, type RequestLoggerConfig, requestLoggerFrom } from './request-logger/flags.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -46,6 +47,8 @@ export interface ServerConfig {
   readonly accessLogFormat: string | undefined;
   /** One line per inference with its stages' milliseconds, as KServe's --enable_latency_logging. */
   readonly enableLatencyLogging: boolean;
+  /** CloudEvents per inference to --logger_url (request-logger/); undefined: off. */
+  readonly requestLogger: RequestLoggerConfig | undefined;
   /** The whole parsed command line: backends read their own flags from it (BackendSettings). */
   readonly flags: Flags;
 }
@@ -97,6 +100,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'enable_latency_logging', kind: 'bool', dflt: 'false', help: "log each inference's preprocess/predict/postprocess milliseconds (KServe's default is true)" },
   ...LIMIT_FLAGS,
+  ...LOGGER_FLAGS,
   // Accepted because KServe runtimes pass them, each with why it has no effect here: the
   // reason is the warning a user sees once when the flag is given.
   ...INERT_FLAGS.map(([name, why]): FlagSpec => ({ name, kind: 'string', inert: why, help: 'accepted for KServe compatibility; no effect' })),
@@ -176,10 +180,11 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   const accessLogFormat = get('access_log_format') || (flags.bool('enable_access_log') ? DEFAULT_ACCESS_LOG_FORMAT : undefined);
   // Compiled here only to refuse a bad format at start-up; the HTTP app compiles its own.
   if (accessLogFormat !== undefined) compileAccessLogFormat(accessLogFormat);
+  // KServe switches to its HTTPS port only when the port was left at its default.
+  const httpPort = tls !== undefined && !flags.given('http_port') ? DEFAULT_HTTPS_PORT : port('http_port');
   const config: ServerConfig = {
     httpHost: get('http_host'),
-    // KServe switches to its HTTPS port only when the port was left at its default.
-    httpPort: tls !== undefined && !flags.given('http_port') ? DEFAULT_HTTPS_PORT : port('http_port'),
+    httpPort,
     grpcPort: port('grpc_port'),
     enableGrpc: flags.bool('enable_grpc'),
     enableDocsUrl: flags.bool('enable_docs_url'),
@@ -199,6 +204,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     tls,
     accessLogFormat,
     enableLatencyLogging: flags.bool('enable_latency_logging'),
+    requestLogger: requestLoggerFrom(flags, httpPort),
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };
