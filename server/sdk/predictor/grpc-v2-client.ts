@@ -1,6 +1,8 @@
 /**
  * V2 gRPC to the predictor (`--predictor_protocol grpc-v2`): ModelInfer on one reused
- * grpc-js channel (TLS with --predictor_use_ssl). Tensors go through the gRPC codec of
+ * grpc-js channel (TLS with --predictor_use_ssl, trusting grpc-js's roots: its bundled CAs,
+ * or the PEM file in GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, since grpc-js does not read Node's
+ * NODE_EXTRA_CA_CERTS, which the REST clients trust). Tensors go through the gRPC codec of
  * protocols/grpc: a request's inputs are encoded as that codec encodes outputs, and the
  * answer's outputs decoded as it decodes inputs (the tensor messages have the same fields),
  * so both directions keep its checks. KServe's metadata goes with the forwarded headers:
