@@ -32,11 +32,6 @@ def ts_transformers(anchor: ServerProcess, work_dir: Path, request) -> Dict[str,
     return started
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kserve-ts bug, reported to the transformer's owner: behind --predictor_protocol v1 the "
-    "example's postprocess answers `species` only (a V1 predictor returns its first output), "
-    "and our V1 route then answers 500 \"Model iris returned no output 'probabilities'\". "
-    "strict: this fails once fixed, so the mark is removed then."))
 def test_v1_ts_transformer_same_answers_as_python(ts_transformers, python_transformers) -> None:
     reference = _v1(python_transformers[("anchor", "v1")], ROWS_MM)
     assert reference.status_code == 200, reference.text
