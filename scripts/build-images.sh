@@ -14,7 +14,7 @@
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
 #   eval "$(scripts/docker-engine.sh start)"   # or any engine in DOCKER_HOST
-#   scripts/build-images.sh                   # all but transformer; prints each image's size at the end
+#   scripts/build-images.sh                   # all of them; prints each image's size at the end
 #   scripts/build-images.sh server model-iris # only these (names without kserve-ts-); the images
 #                                             # built FROM the server (server-cuda, custom-model,
 #                                             # transformer) build it too
@@ -40,12 +40,10 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 log() { echo "[build-images] $*" >&2; }
 
 ALL_TARGETS=(server storage-initializer controller server-tensorflow server-cuda model-iris custom-model transformer)
-# Built when named only: transformer needs examples/transformer (transformer mode, #17).
-DEFAULT_TARGETS=(server storage-initializer controller server-tensorflow server-cuda model-iris custom-model)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
 DOCKERFILE_TARGETS=(server storage-initializer controller server-tensorflow)
 wanted=("$@")
-[[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
+[[ ${#wanted[@]} -gt 0 ]] || wanted=("${ALL_TARGETS[@]}")
 for t in "${wanted[@]}"; do
   [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { log "unknown image '$t' (one of: ${ALL_TARGETS[*]})"; exit 2; }
   # Built FROM kserve-ts-server: that is rebuilt first, so they never sit on a stale one.
