@@ -90,6 +90,13 @@ export interface ModelInstance {
    */
   explain?(inputs: readonly Tensor[], context: InferContext): Promise<unknown>;
   /**
+   * Whether the model is fit to serve beyond being loaded, for readiness only (probes, V2
+   * ready routes, gRPC health); inference does not ask it, as KServe's predict does not run
+   * the predictor health check. A transformer with --enable_predictor_health_check answers
+   * its predictor's last probed readiness. Absent: loaded means ready. Must not block.
+   */
+  healthy?(): boolean;
+  /**
    * True for instances that declare no inputs and check requests themselves (SDK models
    * without getInputTypes): the scope then skips validation against `inputs`/`outputs`.
    */

@@ -47,7 +47,13 @@ export class DataPlane {
   }
 
   ready(): boolean {
-    return !this.#draining && this.#repository.serverReady();
+    return !this.#draining && this.#repository.serverReady() && this.#repository.names().every((n) => this.#healthy(n));
+  }
+
+  /** A loaded model's own health (ModelInstance.healthy); models not loaded are the repository's business. */
+  #healthy(name: string, version?: string): boolean {
+    if (this.#repository.state(name)?.state !== 'READY') return true;
+    return this.#repository.peek(name, version).instance.healthy?.() ?? true;
   }
 
   /** Readiness turns false for good (shutdown has begun); requests are still served. */
@@ -68,8 +74,7 @@ export class DataPlane {
     const st = this.#repository.state(name);
     if (st === undefined) throw errors.modelNotFound(name);
     if (st.state !== 'READY') return false;
-    this.#repository.peek(name, version);
-    return true;
+    return this.#healthy(name, version);
   }
 
   /** Like modelReady, but a model that is not ready throws ModelNotReady with its failure cause. */

@@ -58,6 +58,52 @@ function explanationDocument(value: InferResponse | Record<string, unknown>): un
   return { model_name: result.modelName, id: result.id ?? null, outputs };
 }
 
+/** Between probes of a transformer's predictor (--enable_predictor_health_check). */
+export const HEALTH_POLL_MS = 1000;
+
+/**
+ * The predictor health check: `model.healthy()` probed from load on, every HEALTH_POLL_MS
+ * (one probe at a time; not healthy until the first probe says so), so readiness, which
+ * must answer at once, reads the last result. KServe probes on each readiness request instead; here readiness lags the
+ * predictor by at most one interval plus a probe.
+ */
+class HealthPoll {
+  healthy = false;
+  readonly #timer: NodeJS.Timeout;
+  #probing = false;
+
+  private constructor(readonly model: Model, readonly logger: Logger) {
+    this.#timer = setInterval(() => void this.probe(), HEALTH_POLL_MS);
+    this.#timer.unref();
+  }
+
+  /** Not awaited: a probe may take up to the predictor timeout, and loading must not wait for it. */
+  static start(model: Model, logger: Logger): HealthPoll {
+    const poll = new HealthPoll(model, logger);
+    void poll.probe();
+    return poll;
+  }
+
+  async probe(): Promise<void> {
+    if (this.#probing) return;
+    this.#probing = true;
+    try {
+      const now = await this.model.healthy();
+      if (now !== this.healthy) this.logger.info({ model: this.model.name, healthy: now }, 'predictor health changed');
+      this.healthy = now;
+    } catch (err) {
+      this.healthy = false;
+      this.logger.warn({ model: this.model.name, err }, 'predictor health check failed');
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
 /** Runs `model.load()` and wraps the loaded model. Rejects when load throws or leaves it not ready. */
 export async function loadModel(model: Model, logger: Logger): Promise<ModelInstance> {
   const name = model.name;
@@ -71,6 +117,7 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
   if (result === false || !model.ready) throw errors.modelNotReady(name, 'load() finished but the model is not ready (return true or set this.ready = true)');
   const inputs = model.getInputTypes();
   const outputs = model.getOutputTypes();
+  const health = model.predictorConfig?.healthCheck === true ? HealthPoll.start(model, logger) : undefined;
   const instance: ModelInstance = {
     platform: SDK_PLATFORM,
     inputs,
@@ -109,7 +156,9 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         throw userError(name, err, logger);
       }
     },
+    ...(health === undefined ? {} : { healthy: () => model.ready && health.healthy }),
     async unload(): Promise<void> {
+      health?.stop();
       if (current.get(model) !== instance) return;
       current.delete(model);
       try {
