@@ -61,8 +61,17 @@ start() {
   exit 1
 }
 
+# dockerd bind-mounts its network namespace files under the exec root and leaves them
+# mounted when it exits (or dies); unmount whatever is left there, deepest first.
+unmount_leftovers() {
+  local m
+  while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
+  done < <(awk -v root="$run_dir/" 'index($5, root) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
+}
+
 stop() {
-  running || { log "not running"; return 0; }
+  running || { unmount_leftovers; log "not running"; return 0; }
   local pid
   pid="$(cat "$pidfile")"
   # dockerd stops its containers (10 s grace) and its managed containerd on SIGTERM.
@@ -77,6 +86,7 @@ stop() {
   fi
   # A managed containerd whose parent was killed is left behind: find it by its config path.
   pkill -f "containerd --config $run_dir/exec/containerd/containerd.toml" 2>/dev/null || true
+  unmount_leftovers
   rm -f "$pidfile" "$sock"
   log "stopped"
 }
