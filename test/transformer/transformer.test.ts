@@ -10,6 +10,8 @@ import { json, post } from '../helpers/http.js';
 import { IRIS_DIR, ROOT, type TestServer, startServer } from '../helpers/server.js';
 import { type GrpcTestClient, grpcClient } from '../grpc/client.js';
 import path from 'node:path';
+import { pino } from 'pino';
+import { Model, ModelServer } from '../../server/sdk/index.js';
 
 const MODULE = path.join(ROOT, 'examples/transformer/iris-transformer.ts');
 const MM = [
@@ -95,6 +97,40 @@ describe.each(HOPS)('transformer → predictor over $protocol', ({ protocol, tar
     const r = await post(`${transformer.url}/v2/models/iris/infer`, { inputs: [{ name: 'measurements_mm', shape: [1, 4], datatype: 'FP32', data: [-1, 2, 3, 4] }] });
     expect(r.status).toBe(400);
     expect((json(r) as { error: string }).error).toMatch(/non-negative|between 0 and/);
+  });
+});
+
+describe('a Model built by code with { predictor }, served by ModelServer', () => {
+  it.each(['v1', 'v2', 'grpc-v2'] as const)('forwards over %s with no hook of its own: the predictor’s answer as it gives it', async (protocol) => {
+    const host = protocol === 'grpc-v2' ? (predictor.grpcAddress as string) : predictor.url.replace('http://', '');
+    const model = new Model('iris', { predictor: { host, protocol, requestTimeoutSeconds: 30 } });
+    expect(model.predictorConfig?.host).toBe(host);
+    const server = new ModelServer({ httpPort: 0, enableGrpc: false, httpHost: '127.0.0.1', logger: pino({ level: 'silent' }) });
+    await server.start([model]);
+    try {
+      const r = await post(`http://127.0.0.1:${server.httpPort}/v2/models/iris/infer`, { inputs: [{ name: 'input', shape: [3, 4], datatype: 'FP32', data: CM.flat() }] });
+      expect(r.status).toBe(200);
+      const outputs = (json(r) as { outputs: V2Output[] }).outputs;
+      if (protocol === 'v1') expect(outputs).toEqual([expect.objectContaining({ name: 'predictions', datatype: 'FP64', shape: [3], data: direct.labels })]);
+      else {
+        expect(outputs.find((o) => o.name === 'probabilities')?.data).toEqual(direct.probabilities);
+        expect(outputs.find((o) => o.name === 'label')?.data).toEqual(direct.labels);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('without a predictor, the default predict is NotImplemented (501), as KServe', async () => {
+    const server = new ModelServer({ httpPort: 0, enableGrpc: false, httpHost: '127.0.0.1', logger: pino({ level: 'silent' }) });
+    await server.start([new Model('plain')]);
+    try {
+      const r = await post(`http://127.0.0.1:${server.httpPort}/v2/models/plain/infer`, { inputs: [{ name: 'x', shape: [1], datatype: 'FP32', data: [1] }] });
+      expect(r.status).toBe(501);
+      expect((json(r) as { error: string }).error).toMatch(/does not implement predict/);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
