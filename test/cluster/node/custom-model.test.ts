@@ -7,10 +7,10 @@
  * a local server, response headers included.
  */
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IRIS_DIR, ROOT, type TestServer, startServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { IRIS_DIR, ROOT } from '../../helpers/server.js';
 import { imageName } from '../../images/docker.js';
-import { type KserveOnNode, type Obj, answerOf, request, useKserve, waitRoutable } from './kserve.js';
+import { type Obj, answerOf, request, useKserveSuite, waitRoutable } from './kserve.js';
 
 const NS = `custom-${process.pid}`;
 const MODEL = 'iris-species';
@@ -19,24 +19,11 @@ const MODULE = path.join(ROOT, 'examples/custom-model/iris-classifier.ts');
 const V1_MM = { instances: [[51, 35, 14, 2], [68, 28, 48, 14], [63, 33, 60, 25]] };
 const V2_MM = { inputs: [{ name: 'measurements_mm', shape: [3, 4], datatype: 'FP32', data: V1_MM.instances.flat() }] };
 
-let k: KserveOnNode;
-let local: TestServer;
-
-beforeAll(async () => {
-  [k, local] = await Promise.all([useKserve(NS), startServer(['--model_name', MODEL, '--model_module', MODULE, '--model_dir', IRIS_DIR])]);
-}, 900_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') console.log(`diagnostics for "${ctx.task.name}":\n${await k.node.diagnostics([NS])}`);
-});
-
-afterAll(async () => {
-  await k?.release();
-  await local?.close();
-}, 300_000);
+const suite = useKserveSuite(NS, ['--model_name', MODEL, '--model_module', MODULE, '--model_dir', IRIS_DIR]);
 
 describe('a custom-model container on a real node', () => {
   it('an InferenceService with the custom-model image as its predictor container serves the TypeScript model (V1, V2) as a local server does', { timeout: 420_000 }, async () => {
+    const { k, local } = suite;
     await k.apply([
       {
         apiVersion: 'serving.kserve.io/v1beta1',

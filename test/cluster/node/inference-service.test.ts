@@ -8,7 +8,6 @@
  * 2 deploys `iris`, 3 updates it, 4 deletes it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,21 +18,11 @@ import { IRIS_DIR, type TestServer, startServer } from '../../helpers/server.js'
 import { imageName } from '../../images/docker.js';
 import { type S3Server, V1_IRIS, V2_IRIS, credentials, grpcIris, inferenceService, manifest, startS3 } from './fixtures.js';
 import { type KubeNode, NODE_IP, ROOT, useKubeNode } from './kube-node.js';
+import { CHARTS, type Obj, condition, request, waitRoutable } from './kserve.js';
 
 const NS = 'kserve';
 const APP_NS = `e2e-${process.pid}`;
-const CHARTS: [string, string][] = [
-  ['kserve-ts-crd', 'charts/kserve-ts-crd'],
-  ['kserve-ts', 'charts/kserve-ts'],
-  ['kserve-ts-runtimes', 'charts/kserve-ts-runtimes'],
-];
 const CONTROLLER_PODS = 'app.kubernetes.io/name=kserve-ts-controller';
-
-interface Obj {
-  metadata: { name: string; generation?: number; labels?: Record<string, string>; ownerReferences?: { kind: string; name: string }[]; deletionTimestamp?: string };
-  spec?: any;
-  status?: any;
-}
 
 let node: KubeNode;
 let s3: S3Server;
@@ -47,14 +36,6 @@ async function apply(objects: readonly object[]): Promise<void> {
   await node.kubectlOk(['apply', '-f', '-'], { input: manifest(objects) });
 }
 
-interface Condition {
-  type: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-}
-const condition = (o: Obj, type: string): Condition | undefined => (o.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
-
 async function waitIsvcReady(name: string, timeoutMs = 240_000): Promise<Obj> {
   return waitFor(() => getJson(['get', 'inferenceservice', name, '-n', APP_NS]), {
     timeoutMs,
@@ -66,45 +47,6 @@ async function waitIsvcReady(name: string, timeoutMs = 240_000): Promise<Obj> {
 
 async function clusterIP(service: string): Promise<string> {
   return (await getJson(['get', 'service', service, '-n', APP_NS])).spec.clusterIP as string;
-}
-
-interface Reply {
-  status: number;
-  body: string;
-}
-
-/** One request on a fresh connection (no keep-alive): each request is routed by the Service anew. */
-function request(url: string, body?: object, timeoutMs = 10_000): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      url,
-      {
-        method: payload === undefined ? 'GET' : 'POST',
-        agent: false,
-        timeout: timeoutMs,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-/** A Service answers a little after its pod is Ready (kube-proxy's rules lag): poll it. */
-async function waitRoutable(base: string, model: string): Promise<void> {
-  await waitFor(async () => (await request(`${base}/v2/models/${model}/ready`, undefined, 2_000)).status === 200, {
-    timeoutMs: 30_000,
-    intervalMs: 250,
-    description: `${base} to route to a ready ${model}`,
-  });
 }
 
 async function localAnswer(pathname: string, body: object): Promise<unknown> {

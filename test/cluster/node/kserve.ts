@@ -6,7 +6,9 @@
  */
 import http from 'node:http';
 import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { waitFor } from '../../controller/harness/index.js';
+import { type TestServer, startServer } from '../../helpers/server.js';
 import { manifest } from './fixtures.js';
 import { type KubeNode, ROOT, useKubeNode } from './kube-node.js';
 
@@ -25,7 +27,14 @@ export const SUITE_VALUES: readonly string[] = ['replicas=1', 'config.storageIni
 
 export interface Obj {
   apiVersion?: string;
-  metadata: { name: string; generation?: number; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string }[];
+    deletionTimestamp?: string;
+  };
   spec?: any;
   status?: any;
 }
@@ -140,4 +149,43 @@ export async function answerOf(url: string, body: object): Promise<unknown> {
   const r = await request(url, body);
   if (r.status !== 200) throw new Error(`local server: HTTP ${r.status} ${r.body}`);
   return JSON.parse(r.body);
+}
+
+export interface KserveSuite {
+  /** kserve-ts on the node, in the suite's namespace (set once `beforeAll` ran). */
+  readonly k: KserveOnNode;
+  /** The local server the suite compares with (only when `localFlags` were given). */
+  readonly local: TestServer;
+}
+
+/**
+ * The hooks every InferenceService suite registers: kserve-ts on the node in `namespace`
+ * (and a local server started with `localFlags`, when given) before the tests, the node's
+ * diagnostics after a failed test, everything released after. Read `k` / `local` in tests.
+ */
+export function useKserveSuite(namespace: string, localFlags?: readonly string[]): KserveSuite {
+  let k: KserveOnNode | undefined;
+  let local: TestServer | undefined;
+  beforeAll(async () => {
+    [k, local] = await Promise.all([useKserve(namespace), localFlags === undefined ? undefined : startServer([...localFlags])]);
+  }, 900_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && k !== undefined) console.log(`diagnostics for "${ctx.task.name}":\n${await k.node.diagnostics([namespace])}`);
+  });
+  afterAll(async () => {
+    await k?.release();
+    await local?.close();
+  }, 300_000);
+  const set = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`${what} is not set up (beforeAll failed, or no local server was asked for)`);
+    return v;
+  };
+  return {
+    get k() {
+      return set(k, 'kserve-ts on the node');
+    },
+    get local() {
+      return set(local, 'the local server');
+    },
+  };
 }

@@ -6,30 +6,16 @@
  * storage-initializer; the server reads /mnt/models through the sidecar's link into its
  * /models; V1 and V2 answers through the predictor's Service equal a local server's.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IRIS_DIR, type TestServer, startServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { IRIS_DIR } from '../../helpers/server.js';
 import { imageName } from '../../images/docker.js';
 import { V1_IRIS, V2_IRIS, inferenceService } from './fixtures.js';
-import { type KserveOnNode, type Obj, answerOf, request, useKserve, waitRoutable } from './kserve.js';
+import { type Obj, answerOf, request, useKserveSuite, waitRoutable } from './kserve.js';
 
 const NS = `modelcar-${process.pid}`;
 const OCI_URI = `oci://${imageName('model-iris')}`;
 
-let k: KserveOnNode;
-let local: TestServer;
-
-beforeAll(async () => {
-  [k, local] = await Promise.all([useKserve(NS), startServer(['--model_name', 'iris-oci', '--model_dir', IRIS_DIR])]);
-}, 900_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') console.log(`diagnostics for "${ctx.task.name}":\n${await k.node.diagnostics([NS])}`);
-});
-
-afterAll(async () => {
-  await k?.release();
-  await local?.close();
-}, 300_000);
+const suite = useKserveSuite(NS, ['--model_name', 'iris-oci', '--model_dir', IRIS_DIR]);
 
 interface Container {
   name: string;
@@ -42,6 +28,7 @@ interface Container {
 
 describe('modelcars on a real node', () => {
   it('an oci:// InferenceService runs the model image as a modelcar sharing the process namespace and answers V1 and V2 as a local server', { timeout: 420_000 }, async () => {
+    const { k, local } = suite;
     const isvc = inferenceService('iris-oci', NS, { storageUri: OCI_URI }) as { spec: { predictor: Record<string, unknown> } };
     // No credentials are involved: the model comes from the image.
     delete isvc.spec.predictor['serviceAccountName'];

@@ -6,9 +6,9 @@
  * send millimetres to the transformer's Service, it forwards centimetres to the predictor over
  * V2 and answers species names, over V1 and V2.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { imageName } from '../../images/docker.js';
-import { type KserveOnNode, type Obj, request, useKserve, waitRoutable } from './kserve.js';
+import { type Obj, request, useKserveSuite, waitRoutable } from './kserve.js';
 
 const NS = `transformer-${process.pid}`;
 const NAME = 'iris-tx';
@@ -18,22 +18,11 @@ const V2_MM = { inputs: [{ name: 'measurements_mm', shape: [3, 4], datatype: 'FP
 const SPECIES = ['setosa', 'versicolor', 'virginica'];
 const SMALL = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } };
 
-let k: KserveOnNode;
-
-beforeAll(async () => {
-  k = await useKserve(NS);
-}, 900_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') console.log(`diagnostics for "${ctx.task.name}":\n${await k.node.diagnostics([NS])}`);
-});
-
-afterAll(async () => {
-  await k?.release();
-}, 300_000);
+const suite = useKserveSuite(NS);
 
 describe('a transformer and a predictor on a real node', () => {
   it('spec.transformer + spec.predictor: the transformer reaches {isvc}-predictor.{ns} by DNS and answers species over V1 and V2', { timeout: 420_000 }, async () => {
+    const { k } = suite;
     await k.apply([
       {
         apiVersion: 'serving.kserve.io/v1beta1',
