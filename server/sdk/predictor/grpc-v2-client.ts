@@ -18,7 +18,7 @@ import { loadProtocolDefinition } from '../../../protocols/grpc/proto.js';
 import { AttemptControl } from './attempt-control.js';
 import { returnedHeaders } from './forward-headers.js';
 import type { ForwardRequest, ForwardResponse, PredictorClient } from './predictor-client.js';
-import type { PredictorConfig } from './predictor-config.js';
+import { type PredictorConfig, hostWithPort } from './predictor-config.js';
 import { grpcRefusal } from './predictor-status.js';
 import { backoff } from './retry-policy.js';
 
@@ -53,7 +53,7 @@ function metadataHeaders(md: grpc.Metadata): Record<string, string> {
 export function grpcV2Client(config: Required<PredictorConfig>): PredictorClient {
   const pkg = grpc.loadPackageDefinition(loadProtocolDefinition()) as unknown as { inference: { GRPCInferenceService: StubClass } };
   const credentials = config.useSsl ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-  const stub = new pkg.inference.GRPCInferenceService(config.host, credentials, {
+  const stub = new pkg.inference.GRPCInferenceService(hostWithPort(config.host, config.useSsl), credentials, {
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });

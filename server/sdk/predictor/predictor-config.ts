@@ -49,8 +49,8 @@ export function predictorConfigFrom(flags: Flags): PredictorConfig | undefined {
   if (!isProtocol(given)) throw new FlagError(`--predictor_protocol must be one of ${PREDICTOR_PROTOCOLS.join(', ')}; got '${given}'`);
   const timeout = flags.int('predictor_request_timeout_seconds');
   if (timeout < 1) throw new FlagError('--predictor_request_timeout_seconds must be at least 1');
+  // The shared parser refuses negative integers already.
   const retries = flags.int('predictor_request_retries');
-  if (retries < 0) throw new FlagError('--predictor_request_retries must not be negative');
   if (host === '') return undefined;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host) || host.includes('/')) throw new FlagError(`--predictor_host is HOST[:PORT] without a scheme or path (use --predictor_use_ssl for https); got '${host}'`);
   return Object.freeze({
@@ -73,4 +73,13 @@ export function resolvePredictorConfig(config: PredictorConfig): Required<Predic
     retries: config.retries ?? 0,
     healthCheck: config.healthCheck ?? false,
   };
+}
+
+/**
+ * `host` with KServe's default port when it names none: 80, or 443 with TLS (as KServe's
+ * gRPC client; grpc-js alone would take 443 either way, missing a plaintext Service's 80).
+ */
+export function hostWithPort(host: string, useSsl: boolean): string {
+  const hasPort = host.startsWith('[') ? /\]:\d+$/.test(host) : /:\d+$/.test(host);
+  return hasPort ? host : `${host}:${useSsl ? 443 : 80}`;
 }
