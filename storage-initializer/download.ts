@@ -57,6 +57,8 @@ interface ObjectState {
 
 /** Bytes the prefix must grow by before the hash worker is told (fewer messages). */
 const HASH_STEP = 4 * 1024 * 1024;
+/** Bytes of a probe part after which its rate is taken as known and the rest is planned. */
+const PROBE_BYTES = 4 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,10 +92,16 @@ class Meter extends Transform {
   /** performance.now() at the first body byte. */
   firstByteAt: number | undefined;
   private timer: NodeJS.Timeout;
+  private early: { bytes: number; fn: (bytes: number, bodyMs: number) => void } | undefined;
 
   constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
     super();
     this.timer = setTimeout(() => this.stall(what), idleMs);
+  }
+
+  /** Calls `fn` once, as soon as `bytes` have arrived, with the bytes so far and the body's time (ms). */
+  whenReceived(bytes: number, fn: (bytes: number, bodyMs: number) => void): void {
+    this.early = { bytes, fn };
   }
 
   private stall(what: string): void {
@@ -109,6 +117,11 @@ class Meter extends Transform {
       return;
     }
     this.progress.bytes += chunk.length;
+    const early = this.early;
+    if (early !== undefined && this.written >= early.bytes) {
+      this.early = undefined;
+      early.fn(this.written, performance.now() - this.firstByteAt);
+    }
     cb(null, chunk);
   }
 
@@ -222,6 +235,20 @@ export async function download(uri: string, dest: string, provider: StorageProvi
 
     async function fetchPart(st: ObjectState, range: ByteRange | undefined, probe = false): Promise<void> {
       let timing: { bytes: number; ttfbMs: number; bodyMs: number } | undefined;
+      // The rest of a probed object is planned once, from the first PROBE_BYTES of the probe
+      // (or all of it, if shorter): waiting for the whole first part would leave the request
+      // slots idle for that long on a store that starts requests cheaply.
+      let planned = false;
+      const plan = (t: { bytes: number; ttfbMs: number; bodyMs: number }) => {
+        if (planned || !range) return;
+        planned = true;
+        const size = st.obj.size!;
+        const part = adaptivePartSize(t, config.partSize, size - range.end - 1);
+        const rest = splitRanges(range.end + 1, size - 1, part);
+        log(`${st.obj.key}: first ${human(t.bytes)} started in ${t.ttfbMs.toFixed(0)} ms and took ${t.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`);
+        st.partsLeft += rest.length;
+        pool.pushFront(...rest.map((r) => () => fetchPart(st, r)));
+      };
       const what = `${uri === st.obj.key ? uri : `${uri} (${st.obj.key}${range ? ` bytes ${range.start}-${range.end}` : ''})`}`;
       const expected = range ? range.end - range.start + 1 : st.obj.size;
       await withRetries(config, log, what, signal, async () => {
@@ -234,6 +261,10 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           meter = new Meter(config.readTimeoutMs, progress, what, declared !== undefined && Number.isSafeInteger(declared)
             ? { bytes: declared, error: (w) => new StorageError('invalid', `${w}: the store sent more than the ${declared} bytes it declared`) }
             : { bytes: config.limits.maxBytes, error: (w) => new StorageError('invalid', `${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
+          if (probe && !planned) {
+            const m = meter;
+            m.whenReceived(Math.min(PROBE_BYTES, expected ?? PROBE_BYTES), (bytes, bodyMs) => plan({ bytes, ttfbMs: (m.firstByteAt ?? sent) - sent, bodyMs }));
+          }
           const out = new FileWriter(st.file, range?.start ?? 0, st.obj.size === undefined ? 'w' : 'r+', (at, n) => written(st, at, n));
           await pipeline(opened.body, meter, out, { signal });
           const want = expected ?? opened.length;
@@ -248,14 +279,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           throw err instanceof StorageError ? err : networkError(err, what);
         }
       });
-      if (probe && timing && range) {
-        const size = st.obj.size!;
-        const part = adaptivePartSize(timing, config.partSize, size - range.end - 1);
-        const rest = splitRanges(range.end + 1, size - 1, part);
-        log(`${st.obj.key}: first ${human(timing.bytes)} started in ${timing.ttfbMs.toFixed(0)} ms and took ${timing.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`);
-        st.partsLeft += rest.length;
-        pool.pushFront(...rest.map((r) => () => fetchPart(st, r)));
-      }
+      if (probe && timing) plan(timing);
       if (--st.partsLeft === 0) {
         // Checked beside the pool, not in it: a request slot never waits for a digest.
         const check = verify(st).then(() => void progress.filesDone++);

@@ -2,7 +2,8 @@
  * How a large object is split into ranged requests.
  *
  * Fixed (STORAGE_PART_SIZE given): parts of that size, as before.
- * Adaptive (the default): the first `partSize` bytes are fetched alone and timed: the time to
+ * Adaptive (the default): the first `partSize` bytes are fetched first, and their first 4 MiB
+ * timed (the rest is planned then, while that part goes on): the time to
  * the first byte (`ttfbMs`: the store's cost of starting one request, which for some servers
  * grows with the object: moto reads the whole object for every ranged GET) and the body's
  * rate. The rest is then split into parts large enough that starting one costs at most a
