@@ -5,6 +5,7 @@
  * go only to the node's Service range and loopback.
  */
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { waitFor } from '../../controller/harness/index.js';
@@ -60,6 +61,20 @@ export interface KserveOnNode {
   release(): Promise<void>;
 }
 
+/** Whether a TCP connection to `host:port` is accepted within 2 s. */
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 2_000 });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
+
 async function installed(node: KubeNode, release: string): Promise<boolean> {
   const r = await node.helmRun(['status', release, '-n', KSERVE_NS]);
   return r.code === 0;
@@ -73,8 +88,13 @@ export async function useKserve(namespace: string): Promise<KserveOnNode> {
     const r = await node.helmRun(['upgrade', '--install', release, path.join(ROOT, chart), '-n', KSERVE_NS, '--create-namespace', '--wait', '--timeout', '180s', ...sets], 240_000);
     if (r.code !== 0) throw new Error(`helm upgrade --install ${release}: ${r.stderr}`);
   }
-  await node.kubectlOk(['create', 'namespace', namespace]);
   const getJson = async <T = Obj>(args: readonly string[]): Promise<T> => JSON.parse(await node.kubectlOk([...args, '-o', 'json'])) as T;
+  // helm --wait returns once the controller pod is Ready, but kube-proxy may not route its
+  // webhook Service yet (a fresh install gets a new ClusterIP): an apply in that gap is
+  // refused with "connection refused". Wait until the Service answers.
+  const webhookIp = (await getJson(['get', 'service', 'kserve-ts-webhook', '-n', KSERVE_NS])).spec.clusterIP as string;
+  await waitFor(() => reachable(webhookIp, 443), { timeoutMs: 60_000, intervalMs: 250, description: `the webhook Service ${webhookIp}:443` });
+  await node.kubectlOk(['create', 'namespace', namespace]);
   const readyPods = async (selector: string): Promise<Obj[]> =>
     (await getJson<{ items: Obj[] }>(['get', 'pods', '-n', namespace, '-l', selector])).items.filter((p) => condition(p, 'Ready')?.status === 'True' && !(p.metadata as { deletionTimestamp?: string }).deletionTimestamp);
   return {
