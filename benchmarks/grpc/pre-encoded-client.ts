@@ -8,9 +8,14 @@
  * benchmark is to measure the server's path.
  *
  * Like h2load's clients × streams or ghz's --connections, load is spread over several
- * connections with at most `CALLS_PER_CONNECTION` calls in flight on each. (With 32 or more
- * concurrent 588 KiB uploads on one connection, kserve-ts's gRPC server refuses streams with
- * ENHANCE_YOUR_CALM and then drops the connection; see benchmarks/RESULTS.md.)
+ * connections with at most `CALLS_PER_CONNECTION` calls in flight on each.
+ *
+ * Each session lifts Node's per-session memory cap (`maxSessionMemory`, 10 MB by default) as
+ * grpc-js does for its own channels. With the default, a client keeping 32 or more 588 KiB
+ * uploads in flight on one connection runs out of session memory while those bodies wait to
+ * be sent, and its own session then resets the streams whose answers arrive with
+ * ENHANCE_YOUR_CALM and finally drops the connection. The server never reset one: see
+ * test/grpc/one-connection.test.ts and benchmarks/RESULTS.md.
  */
 import http2 from 'node:http2';
 import type * as grpc from '@grpc/grpc-js';
@@ -21,6 +26,8 @@ export const CALLS_PER_CONNECTION = 16;
 
 /** Receive windows large enough that responses never wait for window updates. */
 const WINDOW = 16 * 2 ** 20;
+/** Session memory in MB: unbounded, as grpc-js sets it (the caller bounds calls in flight). */
+export const CLIENT_SESSION_MEMORY_MB = Number.MAX_SAFE_INTEGER;
 
 let inferMethod: grpc.MethodDefinition<object, object> | undefined;
 function modelInfer(): grpc.MethodDefinition<object, object> {
@@ -72,7 +79,10 @@ function callOn(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHe
 export function inferConnections(address: string, connections = 1): InferConnections {
   const headers = { ':method': 'POST', ':path': modelInfer().path, 'content-type': 'application/grpc', te: 'trailers' };
   const pool = Array.from({ length: connections }, () => {
-    const session = http2.connect(`http://${address}`, { settings: { initialWindowSize: WINDOW } });
+    const session = http2.connect(`http://${address}`, {
+      settings: { initialWindowSize: WINDOW },
+      maxSessionMemory: CLIENT_SESSION_MEMORY_MB,
+    });
     session.on('connect', () => session.setLocalWindowSize(WINDOW));
     // A failed connection fails each call instead.
     session.on('error', () => {});

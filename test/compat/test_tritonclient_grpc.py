@@ -145,3 +145,45 @@ def test_repository_unload_and_load(ours):
         infer_input = grpcclient.InferInput("INPUT0", [1, 2], "FP32")
         infer_input.set_data_from_numpy(x)
         np.testing.assert_array_equal(client.infer(model, [infer_input]).as_numpy("OUTPUT0"), 2 * x)
+
+
+@pytest.mark.parametrize("in_flight", [32, 128])
+def test_many_large_calls_on_one_channel(target, in_flight):
+    # tritonclient and perf_analyzer keep many calls in flight on ONE channel (one HTTP/2
+    # connection). 588 KiB in and out per call (one 1x3x224x224 FP32 image's worth), each
+    # of `in_flight` concurrent callers making 3 calls: every call answered, equal to its input.
+    import asyncio
+
+    import tritonclient.grpc.aio as grpcaio
+
+    values = np.arange(3 * 224 * 224, dtype=np.float32).reshape(1, -1)
+
+    async def go():
+        client = grpcaio.InferenceServerClient(url=target.grpc_target)
+        failures = []
+        answered = 0
+
+        async def caller(slot):
+            nonlocal answered
+            for i in range(3):
+                infer_input = grpcclient.InferInput("INPUT0", list(values.shape), "FP32")
+                infer_input.set_data_from_numpy(values)
+                try:
+                    result = await client.infer("identity_fp32", [infer_input], request_id=f"{slot}-{i}",
+                                                client_timeout=60)
+                except InferenceServerException as e:
+                    failures.append(f"{e.status()}: {e.message()}")
+                    continue
+                assert result.get_response().id == f"{slot}-{i}"
+                assert np.array_equal(result.as_numpy("OUTPUT0"), values)
+                answered += 1
+
+        try:
+            await asyncio.gather(*(caller(s) for s in range(in_flight)))
+        finally:
+            await client.close()
+        return answered, failures
+
+    answered, failures = asyncio.run(go())
+    assert failures == []
+    assert answered == in_flight * 3

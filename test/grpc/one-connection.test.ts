@@ -1,0 +1,169 @@
+/**
+ * Many large calls in flight on ONE HTTP/2 connection, as tritonclient and perf_analyzer send
+ * them (issue 19): 32–128 concurrent 588 KiB ModelInfer uploads, answered with no stream reset
+ * and no failure. The server runs as its own process (the built CLI) so that client and server
+ * do not share an event loop; a frame tap between them counts RST_STREAM and GOAWAY frames per
+ * direction, which tells who reset a stream.
+ *
+ * The reproduction: resets seen under this load earlier came from the client's own session,
+ * not the server. A node:http2 client with Node's default per-session memory (10 MB) cannot
+ * hold 64 uploads of 588 KiB while they wait to be sent; its session then refuses the answers'
+ * headers and resets those streams with ENHANCE_YOUR_CALM (the frames go client → server).
+ * grpc-js channels and the benchmark's client lift that limit.
+ */
+import http2 from 'node:http2';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_SESSION_MEMORY_MB, encodeInfer } from '../../benchmarks/grpc/pre-encoded-client.js';
+import type { ModelInferRequestMessage } from '../../protocols/grpc/messages.js';
+import { freePort } from '../helpers/free-port.js';
+import { type FrameTap, startFrameTap } from '../helpers/h2-frame-tap.js';
+import { type CliProcess, restPort, runCli } from '../helpers/process.js';
+import { makeRepository } from '../helpers/server.js';
+import { grpcClient } from './client.js';
+
+const ENHANCE_YOUR_CALM = 11;
+const IMAGE_BYTES = 3 * 224 * 224 * 4;
+/** Calls per run: each slot sends this many in turn, so every run is bounded in count. */
+const ROUNDS = 4;
+const RUN_TIMEOUT_MS = 60_000;
+
+const repo = makeRepository({ conv: 'conv_small' });
+const request: ModelInferRequestMessage = {
+  model_name: 'conv',
+  inputs: [{ name: 'input', datatype: 'FP32', shape: ['1', '3', '224', '224'] }],
+  raw_input_contents: [Buffer.alloc(IMAGE_BYTES, 1)],
+} as unknown as ModelInferRequestMessage;
+const framed = encodeInfer(request);
+
+let server: CliProcess;
+let grpcAddress: string;
+
+beforeAll(async () => {
+  const grpcPort = await freePort();
+  server = runCli([
+    'serve', '--model_name', 'conv', '--model_dir', path.join(repo.dir, 'conv'),
+    '--http_port', '0', '--http_host', '127.0.0.1', '--grpc_port', String(grpcPort), '--intra_op_threads', '1',
+  ]);
+  const port = await restPort(server);
+  for (let i = 0; i < 200; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/v2/models/conv/ready`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  grpcAddress = `127.0.0.1:${grpcPort}`;
+}, 60_000);
+
+afterAll(async () => {
+  server?.child.kill('SIGTERM');
+  await server?.exited;
+  repo.cleanup();
+});
+
+interface Outcome {
+  answered: number;
+  failures: Map<string, number>;
+}
+
+/** Runs `inFlight` slots, each making ROUNDS calls one after the other; never throws. */
+async function drive(inFlight: number, call: () => Promise<void>): Promise<Outcome> {
+  const outcome: Outcome = { answered: 0, failures: new Map() };
+  const deadline = Date.now() + RUN_TIMEOUT_MS;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = 0; i < ROUNDS && Date.now() < deadline; i++) {
+        try {
+          await call();
+          outcome.answered++;
+        } catch (e) {
+          const key = (e as { code?: unknown }).code ?? (e as Error).message;
+          outcome.failures.set(String(key), (outcome.failures.get(String(key)) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  return outcome;
+}
+
+/** One raw gRPC call on `session`: resolves on grpc-status 0, rejects with the stream's error otherwise. */
+function rawCall(session: http2.ClientHttp2Session): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers',
+    });
+    let status: unknown;
+    stream.on('response', (h) => (status = h['grpc-status'] ?? status));
+    stream.on('trailers', (h) => (status = h['grpc-status'] ?? status));
+    stream.on('data', () => {});
+    stream.on('error', reject);
+    stream.on('close', () => (String(status) === '0' ? resolve() : reject(new Error(`rst ${stream.rstCode} grpc-status ${String(status)}`))));
+    stream.end(framed);
+  });
+}
+
+function resets(tap: FrameTap, direction: 'clientToServer' | 'serverToClient'): number {
+  return [...tap[direction].resets.values()].reduce((a, b) => a + b, 0);
+}
+
+describe('many large calls on one HTTP/2 connection', () => {
+  for (const inFlight of [32, 128]) {
+    it(`${inFlight} calls in flight on one grpc-js channel: all answered, no stream reset either way`, async () => {
+      const tap = await startFrameTap(grpcAddress);
+      const client = grpcClient(tap.address, { 'grpc.max_send_message_length': 8 << 20, 'grpc.max_receive_message_length': 8 << 20 });
+      try {
+        const outcome = await drive(inFlight, async () => {
+          const res = await client.infer(request);
+          if (res.outputs[0]?.name !== 'output') throw new Error('no output');
+        });
+        expect(Object.fromEntries(outcome.failures)).toEqual({});
+        expect(outcome.answered).toBe(inFlight * ROUNDS);
+        expect(resets(tap, 'serverToClient')).toBe(0);
+        expect(resets(tap, 'clientToServer')).toBe(0);
+        expect(tap.serverToClient.goaways.size).toBe(0);
+      } finally {
+        client.close();
+        await tap.close();
+      }
+    }, RUN_TIMEOUT_MS + 10_000);
+  }
+
+  it('128 calls in flight on one node:http2 session with the session memory the benchmark client sets: no reset', async () => {
+    const tap = await startFrameTap(grpcAddress);
+    const session = http2.connect(`http://${tap.address}`, { maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
+    session.on('error', () => {});
+    try {
+      const outcome = await drive(128, () => rawCall(session));
+      expect(Object.fromEntries(outcome.failures)).toEqual({});
+      expect(outcome.answered).toBe(128 * ROUNDS);
+      expect(resets(tap, 'serverToClient')).toBe(0);
+      expect(resets(tap, 'clientToServer')).toBe(0);
+    } finally {
+      session.destroy();
+      await tap.close();
+    }
+  }, RUN_TIMEOUT_MS + 10_000);
+
+  it("reproduction: with Node's default session memory the CLIENT resets the streams (ENHANCE_YOUR_CALM, client → server); the server resets none", async () => {
+    const tap = await startFrameTap(grpcAddress);
+    const session = http2.connect(`http://${tap.address}`);
+    session.on('error', () => {});
+    try {
+      const outcome = await drive(64, () => rawCall(session));
+      const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
+      expect(failed).toBeGreaterThan(0);
+      expect(tap.clientToServer.resets.get(ENHANCE_YOUR_CALM) ?? 0).toBeGreaterThan(0);
+      expect(resets(tap, 'serverToClient')).toBe(0);
+      expect(tap.serverToClient.goaways.size).toBe(0);
+    } finally {
+      session.destroy();
+      await tap.close();
+    }
+    // The server still serves after that client went away.
+    const client = grpcClient(grpcAddress, { 'grpc.max_send_message_length': 8 << 20 });
+    try {
+      expect((await client.infer(request)).outputs[0]?.name).toBe('output');
+    } finally {
+      client.close();
+    }
+  }, RUN_TIMEOUT_MS + 10_000);
+});
