@@ -3,7 +3,28 @@
  * The `kserve-ts` command. Subcommands: `serve` (default when the first argument is a
  * flag, so KServe runtime args such as `--model_name=x --model_dir=/mnt/models` work as is).
  */
-import { serve } from '../server/main.js';
+import module from 'node:module';
+
+/**
+ * V8's code cache for every module loaded after this call (Node 22.1+; a no-op on Node 20,
+ * which lacks the API). Node picks the folder: NODE_COMPILE_CACHE when set, else
+ * <tmpdir>/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off. An unwritable
+ * folder only means no cache, never a failed start. Called before any subcommand's modules
+ * are imported, which is why those are imported dynamically below.
+ */
+function enableCompileCache(): void {
+  const enable = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+  try {
+    enable?.();
+  } catch {
+    // Start-up speed only.
+  }
+}
+
+async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const main = await import('../server/main.js');
+  return main.serve(argv, env);
+}
 
 const USAGE = `Usage: kserve-ts <command> [flags]
 
@@ -15,6 +36,7 @@ Commands:
 Flags given without a command run 'serve'.`;
 
 async function main(argv: string[]): Promise<number> {
+  enableCompileCache();
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(`${USAGE}\n`);

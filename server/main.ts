@@ -41,15 +41,16 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
 
   // In a worker, /metrics answers for every worker: the renderer asks the primary.
   let clusterRender: (() => Promise<string>) | undefined;
+  // Models load in their worker threads while the transports are built and the listeners
+  // bind: cold start is the longer of the two, not their sum. Readiness still waits for them.
   const server = await createServer(config, logger, {
     backends,
     backendSettings,
+    loadStartupModels: true,
     ...(isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {}),
   });
   if (isClusterWorker()) clusterRender = workerMetrics(server.metrics.registry);
-  // Models load in their worker threads while the listeners bind: cold start is the longer
-  // of the two, not their sum. Readiness still waits for the models.
-  const loading = server.repository.loadStartupModels().then(
+  const loading = (server.startupLoad ?? server.repository.loadStartupModels()).then(
     () => undefined,
     (e: unknown) => e as Error,
   );

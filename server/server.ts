@@ -13,12 +13,12 @@ import { onnxBackend } from './backends/onnx/onnx-backend.js';
 import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';
 import type { ServerConfig } from './config.js';
 import { DataPlane } from './dataplane.js';
-import { type GrpcServer, buildGrpcServer } from './grpc/grpc-server.js';
+import type { GrpcServer } from './grpc/grpc-server.js';
 import { buildHttpApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
 import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
-import { RequestLogger } from './request-logger/request-logger.js';
+import type { RequestLogger } from './request-logger/request-logger.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 export interface ModelServer {
@@ -29,6 +29,11 @@ export interface ModelServer {
   readonly http: FastifyInstance;
   /** The gRPC server when config.enableGrpc; not bound until `grpc.listen`. */
   readonly grpc: GrpcServer | undefined;
+  /**
+   * The startup models' load (`repository.loadStartupModels()`) when `opts.loadStartupModels`
+   * asked createServer to begin it; undefined otherwise.
+   */
+  readonly startupLoad: Promise<void> | undefined;
   /** Stops accepting, drains in-flight requests (bounded by the grace period), unloads models. */
   /**
    * Drains and stops: readiness turns false at once; after `delayMs` (default 0) the
@@ -60,6 +65,12 @@ export async function createServer(
     renderMetrics?: () => Promise<string>;
     /** Models no folder holds (the SDK's ModelServer), served next to the file-backed ones. */
     provided?: ReadonlyMap<string, ProvidedModel>;
+    /**
+     * Begin `repository.loadStartupModels()` as soon as the repository exists, before the
+     * transports are built: backends load in worker threads, so that work overlaps with
+     * building fastify and gRPC (cold start). The promise is `ModelServer.startupLoad`.
+     */
+    loadStartupModels?: boolean;
   } = {},
 ): Promise<ModelServer> {
   const backends = opts.backends ?? defaultBackends();
@@ -88,31 +99,50 @@ export async function createServer(
     provided,
     metrics,
   });
+  const startupLoad = opts.loadStartupModels === true ? repository.loadStartupModels() : undefined;
+  // Rejections are the caller's to read from startupLoad; this only keeps an early one
+  // (an unreadable folder) from counting as unhandled while the transports are built.
+  startupLoad?.catch(() => undefined);
   metrics.trackQueueDepth(() => repository.queueDepths());
   metrics.trackModelInfo(() => repository.loadedVersions());
   const latencyLog = config.enableLatencyLogging ? logger.child({ component: 'latency' }) : undefined;
-  const requestLogger = config.requestLogger === undefined ? undefined : new RequestLogger(config.requestLogger, metrics, logger.child({ component: 'request-logger' }));
-  const dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog, requestLogger);
-  const http = await buildHttpApp({
-    dataplane,
-    metrics,
-    enableDocsUrl: config.enableDocsUrl,
-    logger,
-    bodyLimit: config.restMaxBodyBytes,
-    limits: config.limits,
-    accessLogFormat: config.accessLogFormat,
-    tls: config.tls,
-  });
-  const grpc = config.enableGrpc
-    ? buildGrpcServer({
-        dataplane,
-        metrics,
-        logger,
-        maxReceiveMessageLength: config.grpcMaxReceiveMessageLength,
-        maxSendMessageLength: config.grpcMaxSendMessageLength,
-        limits: config.limits,
-      })
-    : undefined;
+  let requestLogger: RequestLogger | undefined;
+  let dataplane: DataPlane;
+  let http: FastifyInstance;
+  let grpc: GrpcServer | undefined;
+  try {
+    // Lazily imported, as gRPC below: a configuration that does not use a feature does not
+    // pay for loading its modules at start-up (undici here; grpc-js, protobufjs, reflection).
+    requestLogger =
+      config.requestLogger === undefined
+        ? undefined
+        : new (await import('./request-logger/request-logger.js')).RequestLogger(config.requestLogger, metrics, logger.child({ component: 'request-logger' }));
+    dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog, requestLogger);
+    http = await buildHttpApp({
+      dataplane,
+      metrics,
+      enableDocsUrl: config.enableDocsUrl,
+      logger,
+      bodyLimit: config.restMaxBodyBytes,
+      limits: config.limits,
+      accessLogFormat: config.accessLogFormat,
+      tls: config.tls,
+    });
+    grpc = config.enableGrpc
+      ? (await import('./grpc/grpc-server.js')).buildGrpcServer({
+          dataplane,
+          metrics,
+          logger,
+          maxReceiveMessageLength: config.grpcMaxReceiveMessageLength,
+          maxSendMessageLength: config.grpcMaxSendMessageLength,
+          limits: config.limits,
+        })
+      : undefined;
+  } catch (e) {
+    // Models already loading in their worker threads would keep the process alive.
+    if (startupLoad !== undefined) await startupLoad.catch(() => undefined).then(() => repository.unloadAll());
+    throw e;
+  }
 
   let closing: Promise<void> | undefined;
   const close = (delayMs = 0) => {
@@ -139,5 +169,5 @@ export async function createServer(
     return closing;
   };
 
-  return { config, dataplane, repository, metrics, http, grpc, close };
+  return { config, dataplane, repository, metrics, http, grpc, startupLoad, close };
 }

@@ -7,7 +7,6 @@
  * its onRoute hook sees them all.
  */
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { COMPONENTS, type RouteDocs } from './schemas.js';
 
@@ -68,7 +67,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       return { ...doc, paths: merge(doc.paths ?? {}) } as never;
     },
   });
-  if (opts.enableDocsUrl) await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Swagger UI (and its static assets) only when asked for: most servers never load it.
+  if (opts.enableDocsUrl) await app.register((await import('@fastify/swagger-ui')).default, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
