@@ -37,7 +37,7 @@ const FLAGS: readonly FlagSpec[] = [
 function configSecrets(config: Config): string[] {
   const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken, ...storeSecrets(config)].filter((s): s is string => !!s);
   // User info or a token in a configured endpoint (AWS_ENDPOINT_URL, HF_ENDPOINT...).
-  for (const ep of [config.s3.endpoint, config.gcs.endpoint, config.hf.endpoint, config.azure.blobEndpoint, ...config.hdfs.namenodes]) {
+  for (const ep of [config.s3.endpoint, config.gcs.endpoint, config.hf.endpoint, config.azure.blobEndpoint, config.azure.fileEndpoint, ...config.hdfs.namenodes]) {
     if (ep) out.push(...uriSecrets(ep));
   }
   for (const h of config.httpHeaders.values()) {

@@ -16,6 +16,11 @@ export interface AzureConfig {
    * Azurite's `http://127.0.0.1:10000/devstoreaccount1`); the URI keeps naming the account.
    */
   blobEndpoint: string | undefined;
+  /**
+   * STORAGE_AZURE_FILE_ENDPOINT: replaces `https://<account>.file.core.windows.net` for Azure
+   * Files (a private endpoint, a stand-in); the URI keeps naming the account.
+   */
+  fileEndpoint: string | undefined;
   /** AZURE_STORAGE_ACCESS_KEY: the account's shared key. */
   accountKey: string | undefined;
   /** AZ_TENANT_ID/AZ_CLIENT_ID/AZ_CLIENT_SECRET (or the AZURE_* names): a service principal. */
@@ -78,6 +83,7 @@ function azure(env: Env): AzureConfig {
   }
   return {
     blobEndpoint: env['STORAGE_AZURE_BLOB_ENDPOINT']?.replace(/\/+$/, '') || undefined,
+    fileEndpoint: env['STORAGE_AZURE_FILE_ENDPOINT']?.replace(/\/+$/, '') || undefined,
     accountKey: env['AZURE_STORAGE_ACCESS_KEY'] || undefined,
     servicePrincipal,
     workloadIdentity,

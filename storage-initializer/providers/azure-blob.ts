@@ -15,8 +15,9 @@ import type { Readable } from 'node:stream';
 import { AnonymousCredential, ContainerClient, StorageSharedKeyCredential, type StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { Config } from '../config.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
+import { azureError, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
 
 interface BlobRef {
   container: ContainerClient;
@@ -24,35 +25,7 @@ interface BlobRef {
   uri: string;
 }
 
-export interface AzureUri {
-  account: string;
-  container: string;
-  path: string;
-  /** The query (a SAS), with its '?', or ''. */
-  query: string;
-  host: string;
-}
-
-export function parseAzureUri(uri: string): AzureUri {
-  const m = /^https:\/\/([^/?#]+)\/([^/?#]+)\/?([^?#]*)(\?[^#]*)?$/i.exec(uri);
-  if (!m) throw new StorageError('invalid', 'expected https://<account>.blob.core.windows.net/<container>/<path>', { uri });
-  const host = m[1]!;
-  return { host, account: host.split('.')[0]!, container: decodeURIComponent(m[2]!), path: decodeURIComponent(m[3] ?? '').replace(/\/+$/, ''), query: m[4] ?? '' };
-}
-
-const DENIED = new Set(['AuthenticationFailed', 'AuthorizationFailure', 'AuthorizationPermissionMismatch', 'NoAuthenticationInformation', 'PublicAccessNotPermitted', 'InsufficientAccountPermissions']);
-
-function azureError(err: unknown, what: string): StorageError {
-  if (err instanceof StorageError) return err;
-  const e = err as { name?: string; statusCode?: number; code?: string; message?: string };
-  const detail = e.code ?? '';
-  if (e.name === 'AuthenticationRequiredError' || e.name === 'CredentialUnavailableError' || e.name === 'AuthenticationError') {
-    return new StorageError('access_denied', `${what}: service principal sign-in failed (${(e.message ?? '').split('\n')[0]})`, { cause: err });
-  }
-  if (DENIED.has(detail)) return new StorageError('access_denied', `${what}: ${detail}`, { cause: err });
-  if (typeof e.statusCode === 'number' && e.statusCode > 0) return statusError(e.statusCode, what, detail);
-  return networkError(err, what);
-}
+const EXPECTED = 'https://<account>.blob.core.windows.net/<container>/<path>';
 
 export class AzureBlobProvider implements StorageProvider {
   readonly scheme = 'azure-blob';
@@ -74,7 +47,7 @@ export class AzureBlobProvider implements StorageProvider {
   }
 
   async list(uri: string): Promise<Listing> {
-    const u = parseAzureUri(uri);
+    const u = parseAzureUri(uri, EXPECTED);
     const container = this.containerFor(u);
     const shown = `https://${u.host}/${u.container}/${u.path}`;
     const found: Array<{ name: string; size: number; md5: string | undefined }> = [];
@@ -110,17 +83,5 @@ export class AzureBlobProvider implements StorageProvider {
 
 /** The provider, with the service principal's credential when one is configured. */
 export async function azureBlobProvider(config: Config): Promise<AzureBlobProvider> {
-  const a = config.azure;
-  if (a.credentialProblem) throw new StorageError('invalid', a.credentialProblem);
-  if (!a.servicePrincipal && !a.workloadIdentity) return new AzureBlobProvider(config, undefined);
-  const { ClientSecretCredential, WorkloadIdentityCredential } = await import('@azure/identity');
-  // A configured authority (sovereign cloud, Azure Stack, a private Entra ID endpoint) is used
-  // as given: instance discovery would ask the public cloud's login host about it.
-  const authority = a.authorityHost ? { authorityHost: a.authorityHost, disableInstanceDiscovery: true } : {};
-  const sp = a.servicePrincipal;
-  const wi = a.workloadIdentity;
-  const credential = sp
-    ? new ClientSecretCredential(sp.tenantId, sp.clientId, sp.clientSecret, authority)
-    : new WorkloadIdentityCredential({ tenantId: wi!.tenantId, clientId: wi!.clientId, tokenFilePath: wi!.tokenFile, ...authority });
-  return new AzureBlobProvider(config, credential);
+  return new AzureBlobProvider(config, await azureTokenCredential(config.azure));
 }

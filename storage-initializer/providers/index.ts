@@ -17,5 +17,5 @@ export const PROVIDER_LOADERS: Readonly<Record<ProviderKey, ProviderFactory>> = 
   hdfs: async (c) => new (await import('./webhdfs.js')).WebHdfsProvider(c),
   webhdfs: async (c) => new (await import('./webhdfs.js')).WebHdfsProvider(c),
   'azure-blob': async (c) => (await import('./azure-blob.js')).azureBlobProvider(c),
-  'azure-file': async () => (await import('./azure-file.js')).azureFileProvider(),
+  'azure-file': async (c) => (await import('./azure-file.js')).azureFileProvider(c),
 });

@@ -7,12 +7,11 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { BlobServiceClient, ContainerSASPermissions, StorageSharedKeyCredential, generateBlobSASQueryParameters } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
+import { startEntra } from './entra-stand-in.js';
 import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makePki, makeTar, runSi, startAzurite, startProxy, tempDir, type Running } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -128,10 +127,7 @@ describe('storage-initializer Azure Blob (Azurite)', () => {
     expect(missing.out).toMatch(/not found: no blob/);
   });
 
-  it('refuses Azure Files shares with a clear line, and an incomplete service principal', async () => {
-    const files = await runSi(['https://acct.file.core.windows.net/share/model', dest()], {});
-    expect(files.code).toBe(1);
-    expect(files.out).toMatch(/unsupported storage scheme: Azure Files shares are not supported/);
+  it('refuses an incomplete service principal with a clear line', async () => {
     const sp = await runSi([`${ACCOUNT_URI}/models/model`, dest()], { ...env, AZ_CLIENT_ID: 'client' });
     expect(sp.code).toBe(1);
     expect(sp.out).toMatch(/AZ_CLIENT_ID is set but AZ_TENANT_ID is not/);
@@ -154,10 +150,8 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
   const stops: Array<() => Promise<void>> = [];
   let azurite: Running;
   let authority = '';
-  const tokenRequests: string[] = [];
+  let tokenRequests: string[] = [];
   let pki: ReturnType<typeof makePki>;
-
-  const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
   beforeAll(async () => {
     pki = makePki();
@@ -166,43 +160,10 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
     const keyFile = path.join(pki.dir, 'srv.key');
     azurite = await startAzurite(installServers().azurite, { tls: { cert: certFile, key: keyFile } });
     stops.push(azurite.stop);
-    const aad = https.createServer({ key: pki.key, cert: pki.cert }, (req, res) => {
-      const url = new URL(req.url ?? '/', authority);
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        const json = (status: number, o: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(o));
-        if (url.pathname === `/${TENANT}/v2.0/.well-known/openid-configuration`) {
-          json(200, {
-            issuer: `${authority}/${TENANT}/v2.0`,
-            token_endpoint: `${authority}/${TENANT}/oauth2/v2.0/token`,
-            authorization_endpoint: `${authority}/${TENANT}/oauth2/v2.0/authorize`,
-            end_session_endpoint: `${authority}/${TENANT}/oauth2/v2.0/logout`,
-            jwks_uri: `${authority}/${TENANT}/discovery/v2.0/keys`,
-          });
-          return;
-        }
-        if (url.pathname === `/${TENANT}/oauth2/v2.0/token` && req.method === 'POST') {
-          tokenRequests.push(body);
-          const form = new URLSearchParams(body);
-          // A client secret (service principal) or the federated token as a JWT-bearer
-          // assertion (workload identity).
-          const assertion = form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' && form.get('client_assertion') === FEDERATED;
-          if (form.get('client_id') !== CLIENT || (form.get('client_secret') !== SECRET && !assertion) || form.get('grant_type') !== 'client_credentials') {
-            json(401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
-            return;
-          }
-          const now = Math.floor(Date.now() / 1000);
-          const jwt = `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url({ aud: 'https://storage.azure.com', iss: `https://sts.windows.net/${TENANT}/`, iat: now - 60, nbf: now - 60, exp: now + 3600, appid: CLIENT, tid: TENANT, oid: '00000000-0000-0000-0000-000000000001' })}.c2lnbmF0dXJl`;
-          json(200, { token_type: 'Bearer', expires_in: 3600, ext_expires_in: 3600, access_token: jwt });
-          return;
-        }
-        json(404, { error: 'not_found' });
-      });
-    });
-    await new Promise<void>((r) => aad.listen(0, '127.0.0.1', r));
-    authority = `https://127.0.0.1:${(aad.address() as AddressInfo).port}`;
-    stops.push(() => new Promise((r) => aad.close(() => r())));
+    const entra = await startEntra(pki, { tenant: TENANT, client: CLIENT, secret: SECRET, federated: FEDERATED });
+    authority = entra.authority;
+    tokenRequests = entra.tokenRequests;
+    stops.push(entra.stop);
   }, 120_000);
 
   afterAll(async () => {

@@ -13,7 +13,7 @@ describe('storage-initializer configuration of the new stores', () => {
 
   it('reads Azure, HF and S3 options, with KServe names and defaults', () => {
     const c = loadConfig({ ...NO_SECRET_DIR, AZURE_STORAGE_ACCESS_KEY: 'k', AZ_TENANT_ID: 't', AZ_CLIENT_ID: 'c', AZ_CLIENT_SECRET: 's', STORAGE_AZURE_BLOB_ENDPOINT: 'http://127.0.0.1:10000/acct/', HF_TOKEN: 'hf_x', HF_ENDPOINT: 'http://mirror.local/', S3_USE_ACCELERATE: 'true' });
-    expect(c.azure).toEqual({ blobEndpoint: 'http://127.0.0.1:10000/acct', accountKey: 'k', servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' }, workloadIdentity: undefined, credentialProblem: undefined, authorityHost: undefined });
+    expect(c.azure).toEqual({ blobEndpoint: 'http://127.0.0.1:10000/acct', fileEndpoint: undefined, accountKey: 'k', servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' }, workloadIdentity: undefined, credentialProblem: undefined, authorityHost: undefined });
     expect(c.hf).toEqual({ endpoint: 'http://mirror.local', token: 'hf_x' });
     expect(c.s3.accelerate).toBe(true);
     expect(Object.isFrozen(c.azure) && Object.isFrozen(c.hf) && Object.isFrozen(c.hdfs)).toBe(true);

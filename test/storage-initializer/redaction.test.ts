@@ -136,6 +136,20 @@ const ROWS: Row[] = [
     reaches: false,
   },
   {
+    provider: 'azure files (SAS in the URI)',
+    uri: () => `https://acct.file.core.windows.net/share/model?${SAS}`,
+    shown: () => 'https://acct.file.core.windows.net/share/model?…',
+    env: () => ({ STORAGE_AZURE_FILE_ENDPOINT: `http://${at()}/acct` }),
+    secrets: ['SAS%2Bsig%2Fsecret0123456789%3D', 'SAS+sig/secret0123456789=', 'secret0123456789'],
+  },
+  {
+    provider: 'azure files (account key)',
+    uri: () => 'https://acct.file.core.windows.net/share/model',
+    shown: () => 'https://acct.file.core.windows.net/share/model',
+    env: () => ({ STORAGE_AZURE_FILE_ENDPOINT: `http://${at()}/acct`, AZURE_STORAGE_ACCESS_KEY: AZ_KEY }),
+    secrets: [AZ_KEY, 'SharedKey acct:'],
+  },
+  {
     provider: 'hf (token, endpoint user info)',
     uri: () => 'hf://org/model:main',
     shown: () => 'hf://org/model:main',
