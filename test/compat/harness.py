@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.metadata import version
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -22,6 +23,8 @@ import requests
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+# The KServe release of this virtualenv (test/compat/venv.sh installs one per release).
+KSERVE_RELEASE = version("kserve")
 FIXTURES = ROOT / "test" / "fixtures" / "models"
 KSERVE_TS = ROOT / "dist" / "bin" / "kserve-ts.js"
 
@@ -196,7 +199,7 @@ def anchor(repository: Path, log_dir: Path) -> ServerProcess:
     ]
     # The anchor's per-request trace lines would drown its log; warnings and errors stay.
     env = {"KSERVE_LOGLEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
-    return ServerProcess("anchor (kserve 0.20 ModelServer)", "anchor", argv, http_port, grpc_port,
+    return ServerProcess(f"anchor (kserve {KSERVE_RELEASE} ModelServer)", "anchor", argv, http_port, grpc_port,
                          log_dir / "anchor.log", env=env)
 
 

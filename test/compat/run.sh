@@ -2,8 +2,9 @@
 # Python-client compatibility suite: KServe's and Triton's Python clients against a real
 # `kserve-ts serve`, and differential tests against KServe's own Python model server.
 #
-# Creates (or reuses) a virtualenv with the exact pins of test/compat/requirements.txt under
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/compat-venv-py<X.Y>-<hash of requirements.txt>
+# Creates (or reuses) a virtualenv per KServe release (test/compat/venv.sh: kserve==X.Y.Z and
+# the exact pins of test/compat/requirements.txt) under
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/compat-kserve<X.Y.Z>-venv-py<X.Y>-<hash>
 # builds the server if dist/ is missing, then runs pytest twice: tritonclient.grpc and kserve
 # both register the protobuf package `inference` in protobuf's default descriptor pool with
 # different files, so they cannot be imported into one process. The tritonclient.grpc cases
@@ -11,13 +12,15 @@
 #
 # Usage: test/compat/run.sh [extra pytest args, e.g. -k differential -x]
 # Env:   PYTHON=python3.12   interpreter to build the virtualenv with (default python3.11 or python3)
+#        KSERVE_RELEASE=0.20.0  the anchor release to run against (default: venv.sh's ANCHOR_KSERVE)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "$here/../.." && pwd)"
 cd "$repo_root"
 
-venv="$(bash "$here/venv.sh")"
+venv="$(bash "$here/venv.sh" ${KSERVE_RELEASE:+"$KSERVE_RELEASE"})"
+echo "[compat] anchor: kserve $("$venv/bin/python" -c 'from importlib.metadata import version; print(version("kserve"))')" >&2
 py="$venv/bin/python"
 
 if [[ ! -f dist/bin/kserve-ts.js ]]; then

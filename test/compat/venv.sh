@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# Creates (or reuses) the compatibility virtualenv with the exact pins of
-# test/compat/requirements.txt and prints its path on stdout (messages go to stderr).
+# Creates (or reuses) the compatibility virtualenv for one KServe release and prints its path
+# on stdout (messages go to stderr): kserve==VERSION plus the exact pins of
+# test/compat/requirements.txt, cached under ~/.cache/kserve-ts as
+# compat-kserve<VERSION>-venv-py<X.Y>-<hash> (scripts/cached-venv.sh), so each release has its
+# own cached environment and a cold cache builds it from PyPI.
 # Used by test/compat/run.sh and by benchmarks that start KServe's Python server.
-# Env: PYTHON=python3.12   interpreter to build the virtualenv with (default python3.11 or python3)
+#
+# Usage: test/compat/venv.sh [VERSION]   default: the anchor release, ANCHOR_KSERVE below
+# Env:   PYTHON=python3.12   interpreter to build the virtualenv with (default python3.11 or python3)
 set -euo pipefail
 
+# The release the compatibility suite and the benchmarks compare against (the newest on PyPI
+# when it was last moved). run.sh also runs the suite on every release of
+# test/compat/kserve-releases.txt.
+ANCHOR_KSERVE=0.21.0
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-exec bash "$here/../../scripts/cached-venv.sh" compat -r "$here/requirements.txt"
+version="${1:-$ANCHOR_KSERVE}"
+if [[ ! "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  echo "[compat] not a KServe release: '$version' (want X.Y.Z)" >&2
+  exit 2
+fi
+exec bash "$here/../../scripts/cached-venv.sh" "compat-kserve${version}" "kserve==${version}" -r "$here/requirements.txt"
