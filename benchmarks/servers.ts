@@ -88,7 +88,8 @@ export function onnxRepository(models: Record<string, string>, configs: Record<s
 
 const modelReadyPaths = (models: readonly string[]) => models.map((m) => `/v2/models/${m}/ready`);
 
-interface SpawnSpec {
+/** A server process to start: its command, its ports, and the URLs that say it is ready. */
+export interface SpawnSpec {
   readonly name: string;
   readonly cmd: readonly string[];
   readonly httpPort: number;
@@ -103,7 +104,8 @@ interface SpawnSpec {
   readonly cwd?: string;
 }
 
-async function launch(spec: SpawnSpec): Promise<ServerProcess> {
+/** Spawns `spec.cmd` and resolves once every ready path answers 200 (rejects if it exits first or after 180 s). */
+export async function launch(spec: SpawnSpec): Promise<ServerProcess> {
   const [file, args] = spec.pinned ? ['taskset', ['-c', '1', ...spec.cmd]] : [spec.cmd[0] as string, spec.cmd.slice(1)];
   const t0 = performance.now();
   const child = spawn(file, args, {
@@ -176,8 +178,9 @@ export async function startKserveTs(o: KserveTsOptions): Promise<ServerProcess> 
 }
 
 /**
- * The Python interpreter of the compatibility virtualenv (test/compat/venv.sh: KServe and
- * onnxruntime from PyPI, cached under ~/.cache/kserve-ts; built on first use).
+ * The Python interpreter of the compatibility virtualenv of the anchor's KServe release
+ * (test/compat/venv.sh: KServe and onnxruntime from PyPI, cached under ~/.cache/kserve-ts per
+ * release; built on first use).
  */
 export function anchorPython(): string {
   const venv = spawnSync('bash', [path.join(ROOT, 'test/compat/venv.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -199,12 +202,17 @@ export async function startAnchor(o: { python: string; repo: string; models: rea
   });
 }
 
-/** The fastify ceilings of hello-server.ts: `GET /` (hello-world) and `POST /echo`. */
-export async function startHello(o: { pinned?: boolean } = {}): Promise<ServerProcess> {
+/**
+ * The fastify ceilings of hello-server.ts: `GET /` (hello-world) and `POST /echo`; with
+ * `model` (a fixture file name) also its bare V2 JSON route on that model,
+ * `POST /v2/models/<any name>/infer`.
+ */
+export async function startHello(o: { pinned?: boolean; model?: string } = {}): Promise<ServerProcess> {
   const httpPort = await freePort();
+  const model = o.model === undefined ? [] : [path.join(ROOT, 'test/fixtures/models', o.model)];
   return launch({
-    name: 'fastify hello-world',
-    cmd: [process.execPath, '--import', 'tsx', 'benchmarks/hello-server.ts', String(httpPort)],
+    name: o.model === undefined ? 'fastify hello-world' : `fastify hello-world and bare ${o.model} route`,
+    cmd: [process.execPath, '--import', 'tsx', 'benchmarks/hello-server.ts', String(httpPort), ...model],
     httpPort,
     grpcPort: 0,
     readyPaths: ['/'],

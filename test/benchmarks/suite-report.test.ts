@@ -23,6 +23,10 @@ describe('the suite table', () => {
       }
     }
     expect(rows.filter((r) => r.path === PATHS.batchingOn)).toHaveLength(2);
+    expect(rows.filter((r) => r.path === PATHS.bareSession).map((r) => [r.workload, r.c, r.anchor])).toEqual([
+      ['mlp_64x8, 1×64', '1', false],
+      ['mlp_64x8, 1×64', '8', false],
+    ]);
     expect(rows.find((r) => r.path === PATHS.start)?.anchor).toBe(true);
     expect(plannedRows({ sweep: [1], anchor: false }).every((r) => !r.anchor)).toBe(true);
   });
@@ -48,6 +52,29 @@ describe('the suite table', () => {
     expect(lines).not.toMatch(/\(1\)/);
     expect(lines).toMatch(/\(3\) slow_matmul.*1\.00×.*not met/);
     expect(lines).toMatch(/\(4\) cold start: 1\.00×/);
+  });
+
+  it("states issue 19's targets from a full sweep", () => {
+    const full: Plan = { sweep: [1, 8, 32, 128], anchor: true };
+    const rows = rowsFor(full, (r) => {
+      if (r.path === PATHS.bareSession) return { ...r, ours: { ...MEASURE, rps: 200 } };
+      if (r.path === PATHS.hello) return { ...r, ours: { ...MEASURE, rps: 400 } };
+      if (r.workload.startsWith('conv') && r.path === 'V2 JSON') return { ...r, ours: { ...MEASURE, rps: r.c === '128' ? 300 : 500 } };
+      if (r.workload.startsWith('conv') && r.path === 'gRPC raw' && r.c === '1') return { ...r, ours: { ...MEASURE, p99: 9 } };
+      if (r.workload.startsWith('mlp') && r.path === 'gRPC typed' && r.c === '32') return { ...r, anchorFailure: 'anchor answered nothing (0 errors)' };
+      return r;
+    });
+    const lines = targetLines(rows).join('\n');
+    expect(lines).toMatch(/^- \(1\) V2 JSON mlp c=32: 50% of the bare fastify\+session route, 25% of hello-world \(targets ≥ 100%, ≥ 40%: not met, not met\)\.$/m);
+    // The anchor failed that row: no ratio, and no verdict either way.
+    expect(lines).not.toMatch(/\(1\) gRPC typed/);
+    expect(lines).toMatch(/\(1\) gRPC raw, mlp c=32: 1\.00× the anchor's throughput at 1\.00× its p99 \(targets ≥ 10×, ≤ 0\.2×: not met, not met\)/);
+    expect(lines).toMatch(/\(2\) conv gRPC raw: c=1 1\.00× at 4\.50× p99, .*met at 0 of 4/);
+    expect(lines).toMatch(/\(2\) conv V2 JSON: c=1 5\.00×, c=8 5\.00×, c=32 5\.00×, c=128 3\.00× .*met at 3 of 4/);
+    expect(lines).toMatch(/\(2\) conv tails: V2 binary c=1 p99 2\.00× p50, .*gRPC raw c=1 p99 9\.00× p50.*met at 3 of 4/);
+    expect(lines).toMatch(/\(3\) conv_small.*never slower than off, ≥ 1×: met/);
+    expect(lines).toMatch(/\(5\) RSS under load: below the anchor's in 0 of 31 rows/);
+    expect(lines).toMatch(/The anchor failed 1 row/);
   });
 });
 
