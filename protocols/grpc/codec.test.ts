@@ -129,7 +129,7 @@ describe('responses', () => {
   it('answers typed contents to a typed request', () => {
     const msg = encodeGrpcInferResponse({ id: 'r', modelName: 'm', modelVersion: '3', outputs: [fp32, bytes] }, false);
     expect(msg.raw_output_contents).toEqual([]);
-    expect(msg.outputs.map((o) => o.contents)).toEqual([{ fp32_contents: [1.5, -2] }, { bytes_contents: [Buffer.from('ab'), Buffer.from('')] }]);
+    expect(msg.outputs.map((o) => o.contents)).toEqual([{ fp32_contents: Float32Array.from([1.5, -2]) }, { bytes_contents: [Buffer.from('ab'), Buffer.from('')] }]);
     expect([msg.id, msg.model_name, msg.model_version]).toEqual(['r', 'm', '3']);
   });
 

@@ -46,6 +46,9 @@ export function decodeContents(
     );
   }
   if (info.arrayType === undefined) return Array.from(values as ArrayLike<Uint8Array>);
+  // The wire codec decodes each field into a fresh typed array of its own: adopt it when it
+  // is already this datatype's storage (FP32, FP64, INT32, UINT32, INT64, UINT64).
+  if (count > 0 && values instanceof info.arrayType) return values as TensorData;
   const out = allocate(info, count);
   if (info.bigint) {
     const big = out as BigInt64Array | BigUint64Array;
@@ -84,7 +87,8 @@ export function encodeContents(info: DatatypeInfo, data: TensorData): InferTenso
   const field = info.grpcField;
   if (field === undefined) throw new TypeError(`${info.name} has no typed contents field`);
   if (Array.isArray(data)) return { [field]: data.map(asBuffer) };
-  if (info.bigint) return { [field]: Array.from(data as BigInt64Array, (v) => v.toString()) };
   if (info.name === 'BOOL') return { [field]: Array.from(data as Uint8Array, (v) => v !== 0) };
-  return { [field]: Array.from(data as Float64Array) };
+  // The wire codec writes typed arrays in bulk (every datatype with a typed field has
+  // a typed array whose elements its field holds exactly: INT8 in int_contents, ...).
+  return { [field]: data } as InferTensorContentsMessage;
 }

@@ -22,14 +22,18 @@ export interface InferParameterMessage {
 
 export type ParameterMap = Record<string, InferParameterMessage>;
 
+/**
+ * Numeric fields may be typed arrays: the wire codec (wire/) decodes into them and writes
+ * them in bulk; proto-loader's own codec only takes plain arrays.
+ */
 export interface InferTensorContentsMessage {
   bool_contents?: boolean[];
-  int_contents?: number[];
-  int64_contents?: Int64[];
-  uint_contents?: number[];
-  uint64_contents?: Int64[];
-  fp32_contents?: number[];
-  fp64_contents?: number[];
+  int_contents?: number[] | Int32Array;
+  int64_contents?: Int64[] | BigInt64Array;
+  uint_contents?: number[] | Uint32Array;
+  uint64_contents?: Int64[] | BigUint64Array;
+  fp32_contents?: number[] | Float32Array;
+  fp64_contents?: number[] | Float64Array;
   bytes_contents?: Uint8Array[];
 }
 

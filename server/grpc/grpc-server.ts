@@ -6,7 +6,10 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
+import type { ModelInferResponseMessage } from '../../protocols/grpc/messages.js';
 import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
+import { decodeModelInferRequest } from '../../protocols/grpc/wire/decode-infer.js';
+import { encodeModelInferResponse } from '../../protocols/grpc/wire/encode-infer.js';
 import type { DataPlane } from '../dataplane.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
@@ -52,22 +55,22 @@ function ownsBuffer(buf: Buffer): boolean {
 }
 
 /**
- * ModelInfer as the transport runs it: received messages that own their buffer are marked
- * detachable, and a pre-encoded Buffer response passes through unchanged (the handler
- * serialises it itself; any other value still goes through proto-loader).
+ * ModelInfer as the transport runs it: messages go through the hand-written wire codec
+ * (protocols/grpc/wire) instead of proto-loader's generic one, received messages that own
+ * their buffer are marked detachable, and a pre-encoded Buffer response passes through
+ * unchanged (the handler serialises it itself). The other methods keep proto-loader's.
  */
 function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   const method = def['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
-  const { requestDeserialize: deserialize, responseSerialize: serialize } = method;
   return {
     ...def,
     ModelInfer: {
       ...method,
       requestDeserialize: (buf: Buffer) => {
         if (ownsBuffer(buf)) markDetachable(buf.buffer);
-        return deserialize(buf);
+        return decodeModelInferRequest(buf);
       },
-      responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : serialize(v)),
+      responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : encodeModelInferResponse(v as ModelInferResponseMessage)),
     },
   };
 }
@@ -91,12 +94,11 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
     ...(limits.grpcMaxConnectionIdleMs > 0 ? { 'grpc.max_connection_idle_ms': limits.grpcMaxConnectionIdleMs } : {}),
   });
   widenReceiveWindows(server);
-  const inferMethod = inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
   server.addService(
-    tunedInfer(tolerantDeserializers(inference)),
+    tolerantDeserializers(tunedInfer(inference)),
     inferenceService(
       { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength, decodeLimits: limits.decode },
-      (msg) => inferMethod.responseSerialize(msg),
+      encodeModelInferResponse,
     ),
   );
   server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
