@@ -1,24 +1,34 @@
 /**
  * The dynamic batcher's scheduler: groups queued items by key into batches of at most
- * `maxBatchSize` rows and decides when each batch runs. Knows nothing about tensors.
+ * `maxBatchSize` rows and decides when each batch is dispatched. Knows nothing about tensors.
  *
- * Policy (after Triton's dynamic batcher, one model instance):
+ * Policy (Triton's dynamic batcher, made adaptive so that batching never costs a request
+ * that finds the model idle):
  * - An item joins the open batch of its key if the rows still fit, else that batch is closed
  *   and a new one opened. Items of different keys never share a batch.
- * - A batch is ready when its rows reach the target (the largest preferred batch size, or
- *   `maxBatchSize` when none is given) or when `maxQueueDelayMs` has passed since it opened.
- * - At most one batch runs at a time; ready batches run oldest first. While one runs, open
- *   batches keep filling, which is what forms batches under load even with a zero delay.
+ * - Nothing in flight (the model is idle): the oldest batch is dispatched at once, whatever
+ *   its size. A lone request therefore never waits for `maxQueueDelayMs`, and batches only
+ *   form from what queued while the model was busy.
+ * - Fewer than `maxInFlight` batches in flight: a batch is dispatched once it is full (the
+ *   largest preferred batch size, or `maxBatchSize` when none is given) or once it has
+ *   waited `maxQueueDelayMs` (zero: at once), whichever comes first; if the model goes
+ *   idle first, it goes then. So `maxQueueDelayMs` bounds the wait a free slot adds.
+ * - `maxInFlight` batches in flight: batches keep filling until one finishes.
+ * - Among batches allowed to go, the oldest goes first.
  */
 export interface BatchQueueOptions {
   readonly maxBatchSize: number;
   readonly preferredBatchSizes: readonly number[];
   readonly maxQueueDelayMs: number;
+  /** Batches handed to `run` and not yet settled, at most (≥ 1). */
+  readonly maxInFlight: number;
 }
 
 interface Batch<T> {
+  readonly key: string;
   readonly items: T[];
   rows: number;
+  /** Full, or waited `maxQueueDelayMs`: may go while other batches are in flight. */
   ready: boolean;
   timer: NodeJS.Timeout | undefined;
 }
@@ -28,8 +38,9 @@ export class BatchQueue<T> {
   readonly #target: number;
   readonly #run: (items: T[]) => Promise<void>;
   readonly #open = new Map<string, Batch<T>>();
+  /** Batches not dispatched yet, oldest first. */
   readonly #queue: Batch<T>[] = [];
-  #running = false;
+  #inFlight = 0;
 
   /** `run` executes one batch; it must not reject (it settles its items itself). */
   constructor(opts: BatchQueueOptions, run: (items: T[]) => Promise<void>) {
@@ -42,30 +53,24 @@ export class BatchQueue<T> {
   push(key: string, rows: number, item: T): void {
     let batch = this.#open.get(key);
     if (batch !== undefined && batch.rows + rows > this.#opts.maxBatchSize) {
-      this.#close(key, batch);
+      this.#close(batch);
       batch = undefined;
     }
     if (batch === undefined) {
-      const created: Batch<T> = { items: [], rows: 0, ready: this.#opts.maxQueueDelayMs <= 0, timer: undefined };
-      if (!created.ready) {
-        created.timer = setTimeout(() => {
-          // Ready, but it keeps filling until it starts.
-          created.timer = undefined;
-          created.ready = true;
-          this.#pump();
-        }, this.#opts.maxQueueDelayMs);
-      }
+      const created: Batch<T> = { key, items: [], rows: 0, ready: this.#opts.maxQueueDelayMs <= 0, timer: undefined };
+      // No timer when the model is idle: the batch goes below, at once.
+      if (!created.ready && this.#inFlight > 0) this.#arm(created);
       this.#open.set(key, created);
       this.#queue.push(created);
       batch = created;
     }
     batch.items.push(item);
     batch.rows += rows;
-    if (batch.rows >= this.#target) this.#close(key, batch);
+    if (batch.rows >= this.#target) this.#close(batch);
     this.#pump();
   }
 
-  /** Removes every queued item that has not started (for unload). */
+  /** Removes every queued item that has not been dispatched (for unload). */
   drain(): T[] {
     const items = this.#queue.flatMap((b) => {
       if (b.timer !== undefined) clearTimeout(b.timer);
@@ -76,24 +81,37 @@ export class BatchQueue<T> {
     return items;
   }
 
-  #close(key: string, batch: Batch<T>): void {
-    if (this.#open.get(key) === batch) this.#open.delete(key);
+  #arm(batch: Batch<T>): void {
+    batch.timer = setTimeout(() => {
+      // Ready, but it keeps filling until it is dispatched.
+      batch.timer = undefined;
+      batch.ready = true;
+      this.#pump();
+    }, this.#opts.maxQueueDelayMs);
+  }
+
+  /** Full: nothing more joins it, and it may go as soon as a slot is free. */
+  #close(batch: Batch<T>): void {
+    if (this.#open.get(batch.key) === batch) this.#open.delete(batch.key);
     if (batch.timer !== undefined) clearTimeout(batch.timer);
     batch.timer = undefined;
     batch.ready = true;
   }
 
   #pump(): void {
-    if (this.#running) return;
-    const i = this.#queue.findIndex((b) => b.ready);
-    if (i < 0) return;
-    const [batch] = this.#queue.splice(i, 1) as [Batch<T>];
-    // A ready batch may still be open (delay expired, or zero): nothing joins once it runs.
-    for (const [key, b] of this.#open) if (b === batch) this.#open.delete(key);
-    this.#running = true;
-    void this.#run(batch.items).finally(() => {
-      this.#running = false;
-      this.#pump();
-    });
+    while (this.#inFlight < this.#opts.maxInFlight) {
+      const i = this.#inFlight === 0 ? (this.#queue.length > 0 ? 0 : -1) : this.#queue.findIndex((b) => b.ready);
+      if (i < 0) break;
+      const [batch] = this.#queue.splice(i, 1) as [Batch<T>];
+      // A dispatched batch may still be open (not full): nothing joins it once it goes.
+      this.#close(batch);
+      this.#inFlight++;
+      void this.#run(batch.items).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+    // Batches that opened while the model was idle and could not go get their delay now.
+    if (this.#inFlight > 0) for (const b of this.#queue) if (!b.ready && b.timer === undefined) this.#arm(b);
   }
 }

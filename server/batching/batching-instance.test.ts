@@ -53,7 +53,7 @@ async function releaseAll(calls: Call[]): Promise<void> {
   }
 }
 
-function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number }> = {}) {
+function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number; inFlight: number }> = {}) {
   const sizes: number[] = [];
   const queued: number[] = [];
   const b = new BatchingInstance(inner, {
@@ -61,6 +61,7 @@ function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; p
     maxBatchSize: extra.maxBatchSize ?? 8,
     preferredBatchSizes: extra.preferred ?? [],
     maxQueueDelayMicroseconds: extra.delayUs ?? 0,
+    maxInFlight: extra.inFlight,
     observer: { batchSize: (n) => sizes.push(n), queueSeconds: (s) => queued.push(s) },
   });
   return { b, sizes, queued };
@@ -95,7 +96,7 @@ describe('stacking', () => {
 describe('BatchingInstance', () => {
   it('stacks requests that arrive while a batch runs, and each caller gets exactly its rows', async () => {
     const { instance, calls } = fakeInstance();
-    const { b, sizes, queued } = batching(instance);
+    const { b, sizes, queued } = batching(instance, { inFlight: 1 });
     const results = Array.from({ length: 9 }, (_, i) => b.infer([fp32([[i, i + 0.5]])], ['OUTPUT0']));
     await tick();
     // The first ran alone at once (zero delay); the other 8 filled one batch meanwhile.
@@ -109,17 +110,59 @@ describe('BatchingInstance', () => {
     expect(queued).toHaveLength(9);
   });
 
-  it('holds a batch open for max_queue_delay_microseconds, then runs what it has', async () => {
-    const { instance } = fakeInstance({ hold: false });
+  it('runs a request that finds the model idle at once, alone, even with a long max_queue_delay', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { delayUs: 60_000_000 });
+    for (const v of [1, 2, 3]) {
+      const out = b.infer([fp32([[v]])], ['OUTPUT0']);
+      await tick();
+      // Handed to the model before any timer could fire: nothing else was in flight.
+      expect(calls).toHaveLength(1);
+      await releaseAll(calls);
+      expect(Array.from((await out)[0]?.data as Float32Array)).toEqual([2 * v]);
+    }
+    expect(sizes).toEqual([1, 1, 1]);
+  });
+
+  it('batches what queued behind a running batch and sends it when the model goes idle, before max_queue_delay', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { delayUs: 60_000_000 });
+    const outs = [1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0']));
+    await tick();
+    // The first went at once; a slot is free, but [2, 3] is neither full nor past its delay.
+    expect(calls).toHaveLength(1);
+    await releaseAll(calls);
+    expect((await Promise.all(outs)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
+    expect(sizes).toEqual([1, 2]);
+  });
+
+  it('with one batch in flight, sends a partial batch once max_queue_delay has passed, without waiting for the first', async () => {
+    const { instance, calls } = fakeInstance();
     const { b, sizes } = batching(instance, { delayUs: 1000 });
-    const outs = await Promise.all([1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0'])));
-    expect(outs.map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
-    expect(sizes).toEqual([3]);
+    const outs = [1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0']));
+    // The first is held; only the delay's timer can send [2, 3] meanwhile.
+    while (calls.length < 2) await new Promise((r) => setTimeout(r, 1));
+    expect(calls.map((c) => c.inputs[0]?.shape[0])).toEqual([1, 2]);
+    await releaseAll(calls);
+    expect((await Promise.all(outs)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
+    expect(sizes).toEqual([1, 2]);
+  });
+
+  it('with one batch in flight, sends a full batch at once; with two, batches wait and fill', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { maxBatchSize: 4, delayUs: 60_000_000 });
+    const outs = Array.from({ length: 13 }, (_, i) => b.infer([fp32([[i]])], ['OUTPUT0']));
+    await tick();
+    // [0] alone (idle), [1..4] full; then both slots are taken: [5..8] and [9..12] wait, full.
+    expect(calls.map((c) => c.inputs[0]?.shape[0] ?? 0).sort((x, y) => x - y)).toEqual([1, 4]);
+    await releaseAll(calls);
+    (await Promise.all(outs)).forEach((o, i) => expect(Array.from(o[0]?.data as Float32Array)).toEqual([2 * i]));
+    expect(sizes).toEqual([1, 4, 4, 4]);
   });
 
   it('never exceeds max_batch_size and dispatches at the largest preferred size', async () => {
     const { instance, calls } = fakeInstance();
-    const { b, sizes } = batching(instance, { maxBatchSize: 4, preferred: [2, 3] });
+    const { b, sizes } = batching(instance, { maxBatchSize: 4, preferred: [2, 3], inFlight: 1 });
     const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
     const results = Array.from({ length: 7 }, (_, i) => b.infer([fp32([[i + 1], [i + 100]])], ['OUTPUT0']));
     await releaseAll(calls);
@@ -132,7 +175,7 @@ describe('BatchingInstance', () => {
 
   it('keeps requests with other trailing dims, outputs or signature out of a batch, yet runs them all', async () => {
     const { instance, calls } = fakeInstance();
-    const { b, sizes } = batching(instance);
+    const { b, sizes } = batching(instance, { inFlight: 1 });
     const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
     const p = [
       b.infer([fp32([[1, 1]])], ['OUTPUT0']),
@@ -150,7 +193,7 @@ describe('BatchingInstance', () => {
 
   it('isolates a failing request: the batch is retried one by one and only the offender fails', async () => {
     const { instance, calls } = fakeInstance();
-    const { b, sizes } = batching(instance);
+    const { b, sizes } = batching(instance, { inFlight: 1 });
     const blocker = b.infer([fp32([[0]])], ['OUTPUT0']);
     const settled = Promise.allSettled([1, 13, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0'])));
     await releaseAll(calls);
@@ -176,10 +219,13 @@ describe('BatchingInstance', () => {
 
   it('rejects queued requests on unload', async () => {
     const { instance, calls } = fakeInstance();
-    const { b } = batching(instance, { delayUs: 60_000_000 });
+    const { b } = batching(instance, { delayUs: 60_000_000, inFlight: 1 });
+    void b.infer([fp32([[0]])], ['OUTPUT0']);
     const queued = b.infer([fp32([[1]])], ['OUTPUT0']);
+    await tick();
     await b.unload();
     await expect(queued).rejects.toMatchObject({ message: expect.stringMatching(/unloading/) });
-    expect(calls).toHaveLength(0);
+    // Only the first, which found the model idle, reached it.
+    expect(calls).toHaveLength(1);
   });
 });

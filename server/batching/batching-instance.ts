@@ -9,14 +9,20 @@
  *   dim 0 into one inner `infer` of at most `maxBatchSize` rows (scheduling: batch-queue.ts).
  *   Others run in batches of their own. A request that cannot be batched (an input without
  *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
- * - Ordering: each caller gets exactly its rows, in its order; batches start in the order
- *   they became ready, one at a time; calls in one batch are stacked in arrival order.
+ * - Adaptive (scheduling: batch-queue.ts): a request that finds the model idle runs at once,
+ *   alone, with no delay; batches form only from requests that queued while the model was
+ *   busy. Up to `maxInFlight` batches are handed to the inner instance at a time (default 2:
+ *   the ONNX worker runs one job at a time in arrival order, so the second waits in its
+ *   queue and starts without a round trip to this thread).
+ * - Ordering: each caller gets exactly its rows, in its order; calls in one batch are
+ *   stacked in arrival order.
  * - Errors are isolated: if a batched inner call fails (or its outputs lost the batch
  *   dimension), each of its requests is retried alone, so only the offending ones fail, with
  *   their own error. A batch of one is never retried.
- * - Ownership: stacking copies, so callers' inputs are never detached by a batched call
- *   (they may be by a call run alone, as the ModelInstance contract allows). Outputs are
- *   copies per caller, which the caller owns.
+ * - Ownership: a batch of one passes the caller's tensors through (no copy; the inner
+ *   instance may detach them, as the ModelInstance contract allows). A larger batch is
+ *   stacked into one new allocation per input, which the inner call may transfer, so
+ *   callers' inputs stay intact for a retry. Outputs are copies per caller, which it owns.
  * - unload: queued calls that have not started are rejected; then the inner instance unloads.
  */
 import { errors } from '../../protocols/errors.js';
@@ -30,6 +36,8 @@ export interface BatchingOptions {
   readonly maxBatchSize: number;
   readonly preferredBatchSizes: readonly number[];
   readonly maxQueueDelayMicroseconds: number;
+  /** Batches handed to the inner instance at a time, at most (default 2). */
+  readonly maxInFlight?: number | undefined;
   /** Called once per inner call with its rows, and once per request with its queue time. */
   readonly observer?: BatchObserver | undefined;
 }
@@ -38,6 +46,9 @@ export interface BatchObserver {
   batchSize(rows: number): void;
   queueSeconds(seconds: number): void;
 }
+
+/** One batch running in the inner instance and one staged behind it. */
+const DEFAULT_MAX_IN_FLIGHT = 2;
 
 interface Pending {
   readonly inputs: readonly Tensor[];
@@ -64,6 +75,7 @@ export class BatchingInstance implements ModelInstance {
         maxBatchSize: opts.maxBatchSize,
         preferredBatchSizes: opts.preferredBatchSizes,
         maxQueueDelayMs: opts.maxQueueDelayMicroseconds / 1000,
+        maxInFlight: Math.max(1, opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
       },
       (items) => this.#runBatch(items),
     );

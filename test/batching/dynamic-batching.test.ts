@@ -37,7 +37,8 @@ async function grpcInfer(model: string, values: number[]): Promise<number[]> {
     model_name: model,
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, values.length], contents: { fp32_contents: values } }],
   });
-  return res.outputs[0]?.contents?.fp32_contents ?? [];
+  // Array.from: typed contents may decode as a Float32Array or a number[].
+  return Array.from(res.outputs[0]?.contents?.fp32_contents ?? []);
 }
 
 async function v1(model: string, values: number[]): Promise<unknown> {
