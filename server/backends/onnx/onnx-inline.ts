@@ -15,7 +15,7 @@ import { statSync } from 'node:fs';
 import { allocate, datatypeInfo, elementCount } from '../../../protocols/datatypes.js';
 import type { TensorSpec } from '../../../protocols/tensor.js';
 import type { OnnxJob, SessionSettings, WireTensor } from './onnx-messages.js';
-import { type OnnxRunner, createRunner } from './onnx-runner.js';
+import type { OnnxRunner } from './onnx-runner.js';
 import { ortFromV2 } from './onnx-types.js';
 
 /** Requests up to this many times the warm-up's input elements run inline. */
@@ -96,6 +96,9 @@ export async function planInline(
   } catch (e) {
     return { plan: undefined, reason: `warm-up failed (${(e as Error).message.split('\n')[0]})` };
   }
+  // onnxruntime-node is imported on the main thread only here, after the model is ready:
+  // a server whose models all run in their workers never loads it there (start-up, RSS).
+  const { createRunner } = await import('./onnx-runner.js');
   const runner = await createRunner({ ...settings, executionProviders: ['cpu'] }, []);
   let warmupMicros: number;
   try {
