@@ -71,7 +71,7 @@ async function grpcTyped(): Promise<Outputs> {
       { name: 'INPUT1', datatype: 'FP32', shape: SHAPE, contents: { fp32_contents: Array.from(B) } },
     ],
   });
-  return Object.fromEntries(res.outputs.map((o) => [o.name, o.contents?.fp32_contents ?? []]));
+  return Object.fromEntries(res.outputs.map((o) => [o.name, Array.from(o.contents?.fp32_contents ?? [])]));
 }
 
 async function grpcRaw(): Promise<Outputs> {

@@ -171,9 +171,11 @@ export class WireReader {
           this.need(8);
           this.pos += 8;
           break;
-        case Wire.Len:
-          this.pos += this.length();
+        case Wire.Len: {
+          const n = this.length();
+          this.pos += n;
           break;
+        }
         case Wire.I32:
           this.need(4);
           this.pos += 4;
