@@ -26,6 +26,7 @@ import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { HashPool, hashWorkers, type HashSession } from './hash-pool.js';
+import { verifyMultipart } from './multipart-etag.js';
 import { makeFilter } from './patterns.js';
 import { ADAPTIVE_DEFAULTS, AdaptiveConcurrency, initialConcurrency } from './concurrency.js';
 import { adaptivePartSize, splitRanges } from './part-plan.js';
@@ -53,6 +54,8 @@ interface ObjectState {
   hash: HashSession | undefined;
   /** Prefix end last sent to the hash session. */
   hashedTo: number;
+  /** A multipart object's part sizes, asked for while it downloads (multipart-etag.ts). */
+  partSizes: Promise<number[] | undefined> | undefined;
 }
 
 /** Bytes the prefix must grow by before the hash worker is told (fewer messages). */
@@ -221,7 +224,13 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         probe = config.adaptiveParts;
         ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
-      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0 };
+      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partSizes: undefined };
+      const mp = obj.multipart;
+      if (mp && !obj.md5 && obj.size) {
+        st.partSizes = withRetries(config, log, `part sizes of ${uri} (${obj.key})`, signal, () => mp.partSizes(signal));
+        // Awaited by verify(); a download that fails first must not leave it unhandled.
+        st.partSizes.catch(() => undefined);
+      }
       states.push(st);
       // Ranged objects first: the longest work starts earliest, and a probe's plan is known
       // while the small objects still keep the other requests busy.
@@ -350,6 +359,12 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     const { obj, file } = st;
     const size = (await stat(file)).size;
     if (obj.size !== undefined && size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
+    if (!st.skipChecksum && st.partSizes && obj.multipart) {
+      const sizes = await st.partSizes;
+      if (sizes === undefined) log(`${obj.key}: the store does not tell the sizes of its ${obj.multipart.etag.parts} upload parts, so only its size is checked`);
+      else await verifyMultipart(hashes!, obj.key, file, size, obj.multipart.etag, sizes);
+      return;
+    }
     if (st.skipChecksum || (!obj.md5 && !obj.crc32c)) {
       st.hash?.cancel();
       return;

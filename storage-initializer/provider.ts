@@ -15,6 +15,7 @@
  * - Providers never log and never put credentials into error messages.
  */
 import type { Readable } from 'node:stream';
+import type { MultipartEtag } from './multipart-etag.js';
 
 export interface RemoteObject {
   /** Destination path relative to the destination folder, '/'-separated. */
@@ -25,6 +26,12 @@ export interface RemoteObject {
   md5?: string | undefined;
   /** Base64 big-endian CRC32C (GCS). */
   crc32c?: string | undefined;
+  /**
+   * An S3 multipart ETag (multipart-etag.ts) and how to learn its part sizes, which the
+   * engine asks once, while the object downloads; `partSizes` resolves to undefined where the
+   * store cannot tell them (the object is then size-checked only).
+   */
+  multipart?: { etag: MultipartEtag; partSizes(signal: AbortSignal): Promise<number[] | undefined> } | undefined;
   /** Provider-private locator (bucket/key, path, URL...). */
   ref: unknown;
 }

@@ -15,10 +15,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import type { Config } from '../config.js';
 import { StorageError, networkError, statusError } from '../errors.js';
+import { parseMultipartEtag } from '../multipart-etag.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 interface S3Ref {
@@ -31,6 +32,9 @@ export function parseS3Uri(uri: string): S3Ref {
   if (!m || !m[1]) throw new StorageError('invalid', 'expected s3://<bucket>/<path>', { uri });
   return { bucket: m[1], key: m[2] ?? '' };
 }
+
+/** HeadObject requests in flight at once when learning a multipart object's part sizes. */
+const PART_HEADS = 8;
 
 const DENIED = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'AllAccessDisabled', 'Forbidden']);
 const MISSING = new Set(['NoSuchBucket', 'NoSuchKey', 'NotFound']);
@@ -123,8 +127,43 @@ export class S3Provider implements StorageProvider {
 
   private object(bucket: string, o: { Key?: string | undefined; Size?: number | undefined; ETag?: string | undefined }, key: string): RemoteObject {
     const etag = (o.ETag ?? '').replace(/"/g, '').toLowerCase();
-    // A single-part upload's ETag is the MD5 of the bytes (except with SSE-KMS/SSE-C, seen on read).
-    return { key, size: o.Size ?? 0, md5: /^[0-9a-f]{32}$/.test(etag) ? etag : undefined, ref: { bucket, key: o.Key! } satisfies S3Ref };
+    const ref: S3Ref = { bucket, key: o.Key! };
+    // A single-part upload's ETag is the MD5 of the bytes (except with SSE-KMS/SSE-C, seen on
+    // read); a multipart upload's is the MD5 of its parts' MD5s, checked with the part sizes.
+    const mp = parseMultipartEtag(etag);
+    return {
+      key,
+      size: o.Size ?? 0,
+      md5: /^[0-9a-f]{32}$/.test(etag) ? etag : undefined,
+      ...(mp ? { multipart: { etag: mp, partSizes: (signal: AbortSignal) => this.partSizes(ref, mp.parts, signal) } } : {}),
+      ref,
+    };
+  }
+
+  /**
+   * The sizes of an object's upload parts, from HeadObject with PartNumber (AWS S3, moto).
+   * A store that ignores PartNumber (gofakes3 answers with the whole object and no
+   * PartsCount) gives undefined. At most PART_HEADS requests at a time.
+   */
+  private async partSizes(ref: S3Ref, parts: number, signal: AbortSignal): Promise<number[] | undefined> {
+    const head = async (n: number) => {
+      try {
+        return await this.client.send(new HeadObjectCommand({ Bucket: ref.bucket, Key: ref.key, PartNumber: n }), { abortSignal: signal });
+      } catch (err) {
+        throw s3Error(err, `s3://${ref.bucket}/${ref.key} (part ${n})`);
+      }
+    };
+    const first = await head(1);
+    if (first.PartsCount === undefined) return undefined;
+    if (first.PartsCount !== parts) throw new StorageError('checksum_mismatch', `s3://${ref.bucket}/${ref.key}: the store counts ${first.PartsCount} upload parts, its ETag ${parts}`);
+    const sizes: number[] = new Array(parts);
+    sizes[0] = first.ContentLength ?? -1;
+    let next = 2;
+    const worker = async () => {
+      for (let n = next++; n <= parts; n = next++) sizes[n - 1] = (await head(n)).ContentLength ?? -1;
+    };
+    await Promise.all(Array.from({ length: Math.min(PART_HEADS, parts - 1) }, worker));
+    return sizes;
   }
 
   async read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject> {

@@ -129,7 +129,7 @@ describe('storage-initializer s3://', () => {
     expect(proxy.requests.filter((q) => /\r\nrange: bytes=\d+-\d+/i.test(q))).toHaveLength(12);
   });
 
-  it('verifies multipart objects by size (their ETag is not an MD5)', async () => {
+  it('verifies multipart objects against their multipart ETag (part sizes from HeadObject PartNumber)', async () => {
     const d = dest();
     const r = await runSi(['s3://models/multipart', d], { ...env, STORAGE_PART_SIZE: String(1024 * 1024) });
     expect(r.code, r.out).toBe(0);
