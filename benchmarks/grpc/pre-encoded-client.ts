@@ -18,9 +18,9 @@
  * test/grpc/one-connection.test.ts and benchmarks/RESULTS.md.
  */
 import http2 from 'node:http2';
-import type * as grpc from '@grpc/grpc-js';
 import type { ModelInferRequestMessage } from '../../protocols/grpc/messages.js';
-import { INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
+import { INFERENCE_SERVICE } from '../../protocols/grpc/proto.js';
+import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 
 export const CALLS_PER_CONNECTION = 16;
 
@@ -29,15 +29,11 @@ const WINDOW = 16 * 2 ** 20;
 /** Session memory in MB: unbounded, as grpc-js sets it (the caller bounds calls in flight). */
 export const CLIENT_SESSION_MEMORY_MB = Number.MAX_SAFE_INTEGER;
 
-let inferMethod: grpc.MethodDefinition<object, object> | undefined;
-function modelInfer(): grpc.MethodDefinition<object, object> {
-  inferMethod ??= (loadProtocolDefinition()[INFERENCE_SERVICE] as grpc.ServiceDefinition)['ModelInfer'] as grpc.MethodDefinition<object, object>;
-  return inferMethod;
-}
+const MODEL_INFER_PATH = `/${INFERENCE_SERVICE}/ModelInfer`;
 
-/** A ModelInferRequest serialised and framed (compression flag, length, message). */
+/** A ModelInferRequest serialised (by the wire codec the server uses) and framed (compression flag, length, message). */
 export function encodeInfer(request: ModelInferRequestMessage): Buffer {
-  const message = modelInfer().requestSerialize(request);
+  const message = encodeModelInferRequest(request);
   const framed = Buffer.alloc(5 + message.byteLength);
   framed.writeUInt32BE(message.byteLength, 1);
   message.copy(framed, 5);
@@ -77,7 +73,7 @@ function callOn(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHe
 
 /** `connections` HTTP/2 connections to `address`; each call goes to the one with the fewest calls in flight. */
 export function inferConnections(address: string, connections = 1): InferConnections {
-  const headers = { ':method': 'POST', ':path': modelInfer().path, 'content-type': 'application/grpc', te: 'trailers' };
+  const headers = { ':method': 'POST', ':path': MODEL_INFER_PATH, 'content-type': 'application/grpc', te: 'trailers' };
   const pool = Array.from({ length: connections }, () => {
     const session = http2.connect(`http://${address}`, {
       settings: { initialWindowSize: WINDOW },

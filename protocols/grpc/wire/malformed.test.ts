@@ -113,7 +113,7 @@ describe('accepts what proto3 allows', () => {
     const param = field(0x22, [...field(0x0a, ascii('u')), ...field(0x12, [0x28, ...minusOne])]);
     const msg = decode([...field(0x2a, tensor), ...param]);
     expect(msg.inputs[0]?.shape).toEqual(['9223372036854775807', '-1', '-9223372036854775808']);
-    expect(Array.from(msg.inputs[0]?.contents?.int64_contents ?? [])).toEqual([-1n, 2n ** 63n - 1n]);
+    expect(Array.from((msg.inputs[0]?.contents?.int64_contents ?? []) as BigInt64Array)).toEqual([-1n, 2n ** 63n - 1n]);
     expect(msg.parameters['u']).toEqual({ parameter_choice: 'uint64_param', uint64_param: '18446744073709551615' });
   });
 

@@ -14,7 +14,9 @@ import { decodeGrpcInferRequest } from '../../../protocols/grpc/infer-request.js
 import { encodeGrpcInferResponse } from '../../../protocols/grpc/infer-response.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage } from '../../../protocols/grpc/messages.js';
 import { encodeGrpcParameters } from '../../../protocols/grpc/parameters.js';
-import { loadProtocolDefinition } from '../../../protocols/grpc/proto.js';
+import { INFERENCE_SERVICE, loadProtocolDefinition } from '../../../protocols/grpc/proto.js';
+import { decodeModelInferResponse } from '../../../protocols/grpc/wire/decode-infer.js';
+import { encodeModelInferRequest } from '../../../protocols/grpc/wire/encode-infer.js';
 import { AttemptControl } from './attempt-control.js';
 import { returnedHeaders } from './forward-headers.js';
 import type { ForwardRequest, ForwardResponse, PredictorClient } from './predictor-client.js';
@@ -24,10 +26,12 @@ import { backoff } from './retry-policy.js';
 
 type Unary<Req, Res> = (req: Req, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
 interface InferenceStub extends grpc.Client {
-  ModelInfer: Unary<ModelInferRequestMessage, ModelInferResponseMessage>;
   ServerReady: Unary<Record<string, never>, { ready: boolean }>;
 }
 type StubClass = new (target: string, creds: grpc.ChannelCredentials, options: grpc.ClientOptions) => InferenceStub;
+
+/** ModelInfer goes through the hand-written wire codec (protocols/grpc/wire), not proto-loader's. */
+const MODEL_INFER = `/${INFERENCE_SERVICE}/ModelInfer`;
 
 /** grpc-js receives 4 MiB by default; a predictor's answer may be larger. */
 const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -62,7 +66,9 @@ export function grpcV2Client(config: Required<PredictorConfig>): PredictorClient
 
   const once = (message: ModelInferRequestMessage, metadata: grpc.Metadata, control: AttemptControl, headers: Record<string, string>) =>
     new Promise<ModelInferResponseMessage>((resolve, reject) => {
-      const call = stub.ModelInfer(message, metadata, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res as ModelInferResponseMessage)));
+      const call = stub.makeUnaryRequest(MODEL_INFER, encodeModelInferRequest, decodeModelInferResponse, message, metadata, { deadline: Date.now() + timeoutMs }, (err, res) =>
+        err ? reject(err) : resolve(res as ModelInferResponseMessage),
+      );
       call.on('metadata', (md: grpc.Metadata) => Object.assign(headers, returnedHeaders(metadataHeaders(md))));
       control.signal.addEventListener('abort', () => call.cancel(), { once: true });
     });
