@@ -76,3 +76,77 @@ export async function closedLoop(name: string, concurrency: number, seconds: num
   );
   return summarise(name, latencies, (performance.now() - start) / 1000, errors);
 }
+
+export interface OpenLoopSpec {
+  readonly name: string;
+  /** Requests started per second, on schedule whether or not earlier ones have finished. */
+  readonly rate: number;
+  readonly seconds: number;
+  /** Stops after this many requests are due, even with time left. */
+  readonly maxRequests: number;
+  /**
+   * Requests outstanding at most. A request due while this many are outstanding is not sent
+   * and counts as dropped: a server that cannot keep up fails the run instead of queueing
+   * without bound in this process.
+   */
+  readonly maxInFlight: number;
+  readonly once: () => Promise<unknown>;
+  /** Per finished request: its due time (ms after the start), latency from that due time (ms), success. */
+  readonly onDone?: (dueMs: number, latencyMs: number, ok: boolean) => void;
+}
+
+export interface OpenLoopResult extends LoadResult {
+  readonly sent: number;
+  /** Due but not sent (maxInFlight outstanding); also counted in `errors`. */
+  readonly dropped: number;
+}
+
+/** Ticks of the open-loop scheduler (ms); requests due meanwhile go out together. */
+const OPEN_LOOP_TICK_MS = 2;
+
+/**
+ * A fixed-rate (open) loop: request i is due at start + i / rate and latency counts from
+ * that due time, so a stall in the server or in this process shows in the latencies rather
+ * than slowing the load down (no coordinated omission). Bounded by `seconds` and `maxRequests`.
+ */
+export async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
+  const latencies: number[] = [];
+  const interval = 1000 / spec.rate;
+  const start = performance.now();
+  const end = start + spec.seconds * 1000;
+  const pending = new Set<Promise<void>>();
+  let issued = 0;
+  let sent = 0;
+  let dropped = 0;
+  let failed = 0;
+  const send = (dueAt: number) => {
+    sent++;
+    const p: Promise<void> = spec.once().then(
+      () => true,
+      () => false,
+    ).then((ok) => {
+      pending.delete(p);
+      const latency = performance.now() - dueAt;
+      if (ok) latencies.push(latency);
+      else failed++;
+      spec.onDone?.(dueAt - start, latency, ok);
+    });
+    pending.add(p);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = Math.min(performance.now(), end);
+      const due = Math.min(spec.maxRequests, Math.floor((now - start) / interval) + 1);
+      for (; issued < due; issued++) {
+        if (pending.size >= spec.maxInFlight) dropped++;
+        else send(start + issued * interval);
+      }
+      if (now >= end || issued >= spec.maxRequests) resolve();
+      else setTimeout(tick, OPEN_LOOP_TICK_MS);
+    };
+    tick();
+  });
+  const sendingSeconds = (Math.min(performance.now(), end) - start) / 1000;
+  await Promise.all(pending);
+  return { ...summarise(spec.name, latencies, sendingSeconds, failed + dropped), sent, dropped };
+}
