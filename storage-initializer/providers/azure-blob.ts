@@ -17,7 +17,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import type { Config } from '../config.js';
 import { StorageError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
-import { azureError, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
+import { azureContainerUrl, azureError, azurePipelineOptions, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
 
 interface BlobRef {
   container: ContainerClient;
@@ -35,13 +35,12 @@ export class AzureBlobProvider implements StorageProvider {
 
   constructor(private readonly config: Config, identity: TokenCredential | undefined) {
     this.credential = identity;
-    this.options = { retryOptions: { maxTries: 1, tryTimeoutInMs: config.readTimeoutMs }, keepAliveOptions: { enable: true } };
+    this.options = azurePipelineOptions(config);
   }
 
   private containerFor(uri: AzureUri): ContainerClient {
     const a = this.config.azure;
-    const base = a.blobEndpoint ?? `https://${uri.host}`;
-    const url = `${base}/${encodeURIComponent(uri.container)}${uri.query}`;
+    const url = azureContainerUrl(a.blobEndpoint, uri);
     const credential = this.credential ?? (a.accountKey ? new StorageSharedKeyCredential(uri.account, a.accountKey) : new AnonymousCredential());
     return new ContainerClient(url, credential, this.options);
   }

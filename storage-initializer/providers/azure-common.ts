@@ -6,6 +6,7 @@
  * `TokenCredential`, so one sign-in serves either store.
  */
 import type { TokenCredential } from '@azure/core-auth';
+import type { Config } from '../config.js';
 import type { AzureConfig } from '../config-stores.js';
 import { StorageError, networkError, statusError } from '../errors.js';
 
@@ -25,6 +26,19 @@ export function parseAzureUri(uri: string, expected: string): AzureUri {
   if (!m) throw new StorageError('invalid', `expected ${expected}`, { uri });
   const host = m[1]!;
   return { host, account: host.split('.')[0]!, container: decodeURIComponent(m[2]!), path: decodeURIComponent(m[3] ?? '').replace(/\/+$/, ''), query: m[4] ?? '' };
+}
+
+/**
+ * The URL of the container or share `u` names: on `endpoint` (an override such as
+ * STORAGE_AZURE_BLOB_ENDPOINT) when given, else on the URI's own host, with its SAS.
+ */
+export function azureContainerUrl(endpoint: string | undefined, u: AzureUri): string {
+  return `${endpoint ?? `https://${u.host}`}/${encodeURIComponent(u.container)}${u.query}`;
+}
+
+/** Pipeline options for either SDK: no SDK retries (the engine retries every request and cut body), keep-alive. */
+export function azurePipelineOptions(config: Config): { retryOptions: { maxTries: number; tryTimeoutInMs: number }; keepAliveOptions: { enable: boolean } } {
+  return { retryOptions: { maxTries: 1, tryTimeoutInMs: config.readTimeoutMs }, keepAliveOptions: { enable: true } };
 }
 
 /** Error codes (x-ms-error-code) of a credential the service refused. */

@@ -23,7 +23,7 @@ import { AnonymousCredential, ShareClient, StorageSharedKeyCredential, type Shar
 import type { Config } from '../config.js';
 import { StorageError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
-import { azureError, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
+import { azureContainerUrl, azureError, azurePipelineOptions, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
 
 const EXPECTED = 'https://<account>.file.core.windows.net/<share>/<path>';
 /** Directory nesting followed below the URI's directory; deeper is refused, not cut. */
@@ -64,17 +64,12 @@ export class AzureFileProvider implements StorageProvider {
   private readonly options: StoragePipelineOptions & { fileRequestIntent?: 'backup' };
 
   constructor(private readonly config: Config, private readonly identity: TokenCredential | undefined) {
-    this.options = {
-      retryOptions: { maxTries: 1, tryTimeoutInMs: config.readTimeoutMs },
-      keepAliveOptions: { enable: true },
-      ...(identity ? { fileRequestIntent: 'backup' as const } : {}),
-    };
+    this.options = { ...azurePipelineOptions(config), ...(identity ? { fileRequestIntent: 'backup' as const } : {}) };
   }
 
   private shareFor(uri: AzureUri): ShareClient {
     const a = this.config.azure;
-    const base = a.fileEndpoint ?? `https://${uri.host}`;
-    const url = `${base}/${encodeURIComponent(uri.container)}${uri.query}`;
+    const url = azureContainerUrl(a.fileEndpoint, uri);
     const credential = this.identity ?? (a.accountKey ? new StorageSharedKeyCredential(uri.account, a.accountKey) : new AnonymousCredential());
     return new ShareClient(url, credential, this.options);
   }
