@@ -13,14 +13,16 @@
  * errors.
  *
  *   npm run build && npm run bench -- --baseline /tmp/base [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
- *     [--protocols 'V2 JSON,gRPC typed'] [--candidate DIR: another built checkout instead of this one]
+ *     [--protocols 'V2 JSON,gRPC typed'] [--model mlp|conv] [--candidate DIR: another built checkout instead of this one]
  */
 import { loadavg } from 'node:os';
 import { numberArg } from './harness.js';
 import { machineLine } from './machine.js';
 import { type Probe, type Protocol, probes, sampleData } from './payloads.js';
 import { onnxRepository, pinLoadGenerator, startKserveTs } from './servers.js';
-import { MLP } from './suite-report.js';
+import { type BenchModel, CONV, MLP } from './suite-report.js';
+
+const MODELS: Readonly<Record<string, BenchModel>> = { mlp: MLP, conv: CONV };
 
 const DEFAULT_PROTOCOLS: readonly Protocol[] = ['V2 JSON', 'gRPC typed', 'gRPC raw'];
 
@@ -39,11 +41,13 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   const protocolsArg = stringArg('protocols');
   const COMPARED_PROTOCOLS = protocolsArg === undefined ? DEFAULT_PROTOCOLS : (protocolsArg.split(',').map((p) => p.trim()) as Protocol[]);
   const candidate = stringArg('candidate');
+  const model = MODELS[stringArg('model') ?? 'mlp'];
+  if (model === undefined) throw new Error(`--model: one of ${Object.keys(MODELS).join(', ')}`);
   const started = new Date();
   const load0 = loadavg()[0] as number;
   const pinned = pinLoadGenerator();
-  const repo = onnxRepository({ [MLP.tensor.model]: MLP.file });
-  const models = [MLP.tensor.model];
+  const repo = onnxRepository({ [model.tensor.model]: model.file });
+  const models = [model.tensor.model];
   const ours = await startKserveTs({ repo: repo.dir, models, pinned, ...(candidate === undefined ? {} : { root: candidate }) });
   const base = await startKserveTs({ repo: repo.dir, models, pinned, root: baseline }).catch(async (e: unknown) => {
     await ours.stop();
@@ -52,9 +56,9 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   const lines: string[] = [];
   let errors = 0;
   try {
-    const data = sampleData(MLP.tensor.shape);
+    const data = sampleData(model.tensor.shape);
     const pick = (all: Probe[]) => COMPARED_PROTOCOLS.map((p) => all.find((x) => x.protocol === p) as Probe);
-    const sides = [pick(probes(ours, MLP.tensor, data)), pick(probes(base, MLP.tensor, data))] as const;
+    const sides = [pick(probes(ours, model.tensor, data)), pick(probes(base, model.tensor, data))] as const;
     for (const side of sides) for (const p of side) await p.check();
     for (const side of sides) for (const p of side) await p.load(8, 2);
     lines.push('| path | c | this checkout (req/s) | baseline (req/s) | ratio, median of rounds (range) | p50 this / baseline (ms) |', '|---|---|---|---|---|---|');
@@ -87,7 +91,7 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   }
   const out = [
     `Run ${started.toISOString()} on ${machineLine()}; load average ${load0.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end (1 min).`,
-    `${MLP.label}; ${candidate ?? 'this checkout'} against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
+    `${model.label}; ${candidate ?? 'this checkout'} against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
     '',
     ...lines,
   ].join('\n');
