@@ -6,7 +6,7 @@
  * runs as a child process; STORAGE_AZURE_FILE_ENDPOINT points the account at the stand-in.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ShareSASPermissions, StorageSharedKeyCredential, generateFileSASQueryParameters } from '@azure/storage-file-share';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ const BASE = `https://${ACCOUNT}.file.core.windows.net`;
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const CLIENT = 'kserve-sp';
 const SECRET = 'files-sp-SECRET-value-42';
+const FEDERATED = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3NlcnZlOmZpbGVzIn0.ZmVk';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('storage-initializer Azure Files (Files REST stand-in)', () => {
@@ -46,7 +47,7 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
   beforeAll(async () => {
     pki = makePki();
     dirs.push(pki.dir);
-    entra = await startEntra(pki, { tenant: TENANT, client: CLIENT, secret: SECRET, federated: 'unused' });
+    entra = await startEntra(pki, { tenant: TENANT, client: CLIENT, secret: SECRET, federated: FEDERATED });
     files = await startFiles(pki, {
       account: ACCOUNT,
       key: KEY,
@@ -156,6 +157,18 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
     expect(files.requests.slice(before).every((q) => q.auth === 'bearer')).toBe(true);
     expect(entra.tokenRequests.some((b) => new URLSearchParams(b).get('scope') === 'https://storage.azure.com/.default')).toBe(true);
     expect(r.out).not.toContain(SECRET);
+  });
+
+  it('signs in with AKS workload identity (AZURE_FEDERATED_TOKEN_FILE, no secret)', async () => {
+    const tokenFile = path.join(pki.dir, 'azure-identity-token');
+    writeFileSync(tokenFile, FEDERATED);
+    const before = files.requests.length;
+    const d = dest();
+    const r = await runSi([`${BASE}/models/single/model.onnx`, d], { ...env, AZURE_AUTHORITY_HOST: entra.authority, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: CLIENT, AZURE_FEDERATED_TOKEN_FILE: tokenFile });
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(path.join(d, 'model.onnx'), 'utf8')).toBe('single-bytes');
+    expect(files.requests.slice(before).every((q) => q.auth === 'bearer')).toBe(true);
+    expect(entra.tokenRequests.some((b) => new URLSearchParams(b).get('client_assertion') === FEDERATED)).toBe(true);
   });
 
   it('reports a wrong account key as access denied without printing it, and no credential at all likewise', async () => {
