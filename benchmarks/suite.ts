@@ -154,8 +154,18 @@ async function compared(python: string | undefined, pinned: boolean): Promise<Ro
         const a = probes(ours as ServerProcess, m.tensor, data);
         // Probes hold the server's ports: made again for each anchor process.
         const anchorProbes = new Map<ServerProcess, Probe[]>();
-        const probesOf = (s: ServerProcess) => anchorProbes.get(s) ?? (anchorProbes.set(s, probes(s, m.tensor, data)), anchorProbes.get(s) as Probe[]);
-        await ready([...a, ...(anchor === undefined ? [] : probesOf(await anchor.current()))]);
+        const probesOf = (s: ServerProcess): Probe[] => {
+          const made = anchorProbes.get(s) ?? probes(s, m.tensor, data);
+          anchorProbes.set(s, made);
+          return made;
+        };
+        await ready(a);
+        // An anchor that cannot start or answer here is left stopped: each of its rows then
+        // starts one (anchor.row) and fails alone, without failing kserve-ts's rows.
+        await anchor?.current().then((s) => ready(probesOf(s))).catch(async (e: unknown) => {
+          progress(`${m.label}: the anchor is not ready (${e instanceof Error ? e.message : String(e)}); its rows will restart it`);
+          await anchor.stop();
+        });
         for (const [i, protocol] of PROTOCOLS.entries()) {
           for (const c of PLAN.sweep) {
             progress(`${m.label}: ${protocol}, c=${c}`);

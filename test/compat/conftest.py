@@ -60,7 +60,7 @@ def ours(model_repository: Path, work_dir: Path, request) -> ServerProcess:
 
 @pytest.fixture(scope="session")
 def anchor(model_repository: Path, work_dir: Path, request) -> ServerProcess:
-    """KServe 0.20's ModelServer serving the same models through anchor_server.OnnxModel."""
+    """KServe's ModelServer (the release of the virtualenv: 0.21 by default, test/compat/venv.sh) serving the same models through anchor_server.OnnxModel."""
     return _serve(lambda: harness.anchor(model_repository, work_dir), ANCHOR_START_TIMEOUT_S, request)
 
 

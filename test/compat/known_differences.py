@@ -1,4 +1,5 @@
-"""Every known difference between kserve-ts and the anchor (KServe 0.20's Python server).
+"""Every known difference between kserve-ts and the anchor (KServe's Python server, 0.21;
+the same list held on 0.20).
 
 This is the one reviewed list: the differential test (test_differential.py) fails on any
 difference that no entry here explains, and on any entry that no longer explains a

@@ -1,5 +1,5 @@
 """KServe's own Python clients (`kserve.InferenceRESTClient`, `kserve.InferenceGRPCClient`,
-kserve 0.20) against both servers: whatever they assert of the anchor must hold of kserve-ts.
+of the anchor's kserve release) against both servers: whatever they assert of the anchor must hold of kserve-ts.
 The scenarios of KServe's own client tests are in test_port_inference_client.py; these add
 datatypes, binary and raw encodings, requested outputs, metadata and errors.
 """

@@ -1,4 +1,4 @@
-"""Port of KServe's python/kserve/test/test_grpc_server.py (kserve 0.20): ModelInfer on a
+"""Port of KServe's python/kserve/test/test_grpc_server.py (written from kserve 0.20's; run on the anchor's release): ModelInfer on a
 real gRPC channel instead of grpc_testing, with the same expected responses (compared as
 MessageToDict with proto field names, as the anchor's tests do).
 

@@ -1,4 +1,4 @@
-"""Port of KServe's python/kserve/test/test_inference_client.py (kserve 0.20): its
+"""Port of KServe's python/kserve/test/test_inference_client.py (written from kserve 0.20's; run on the anchor's release): its
 InferenceRESTClient against a real server instead of an in-process ASGI transport.
 
 The anchor's TestModel echoes its first input as `output-0`; identity_int32 echoes INPUT0 as

@@ -1,5 +1,5 @@
 """Port of the black-box behaviours checked by KServe's python/kserve/test/test_server.py
-(kserve 0.20), in this project's words: the same requests and the same expected status
+(written from kserve 0.20's; run on the anchor's release), in this project's words: the same requests and the same expected status
 codes and bytes, against real servers on loopback instead of FastAPI's in-process client.
 
 The anchor's tests use echo models defined in that file (TestModel, FP16InputModel,

@@ -1,5 +1,5 @@
 """Transformer interop (issue 17): KServe's Python transformer (transformer_anchor.py, a
-`kserve.Model` forwarding through kserve 0.20's PredictorConfig) in front of kserve-ts
+`kserve.Model` forwarding through kserve's PredictorConfig) in front of kserve-ts
 serving the iris ONNX model, and in front of the anchor predictor serving the same file
 (the Python-to-Python reference). Over V1, V2 REST and gRPC between transformer and
 predictor, the client-visible answers must be the same, and must be what the predictor

@@ -1,5 +1,5 @@
 """KServe's own transformer mode: a `kserve.Model` subclass whose default `predict`
-forwards to a predictor, served by kserve 0.20's ModelServer. Run as a separate process:
+forwards to a predictor, served by kserve's ModelServer (0.21, as 0.20). Run as a separate process:
 
     python transformer_anchor.py --model_name iris --predictor_host 127.0.0.1:PORT \
         --predictor_protocol v1|v2|grpc-v2 --http_port P --grpc_port G [--pass_through]
@@ -10,7 +10,7 @@ measurements in millimetres, the predictor (the iris ONNX classifier, examples/m
 takes centimetres, and the answer carries species names. Everything else (routing, forwarding to the predictor over V1, V2 REST or gRPC,
 error mapping) is kserve's, so this is the Python side the TS transformer is compared with.
 
-kserve 0.20 reads the predictor settings from the PredictorConfig given to ModelServer
+kserve (0.20 and 0.21) reads the predictor settings from the PredictorConfig given to ModelServer
 (a context variable), not from the Model's constructor; KServe forwards to the predictor's
 model of the transformer's own name, so --model_name must be the predictor's model name.
 """

@@ -10,9 +10,10 @@
 # Env:   PYTHON=python3.12   interpreter to build the virtualenv with (default python3.11 or python3)
 set -euo pipefail
 
-# The release the compatibility suite and the benchmarks compare against (the newest on PyPI
-# when it was last moved). run.sh also runs the suite on every release of
-# test/compat/kserve-releases.txt.
+# The release the compatibility suite and the benchmarks compare against: the newest on PyPI
+# when it was last moved. Moving from 0.20.0, the suite gave the same results on both (same
+# passes, same known differences), so 0.20.0 is not kept as a second run; run it with
+# `KSERVE_RELEASE=0.20.0 test/compat/run.sh` (its own cached virtualenv).
 ANCHOR_KSERVE=0.21.0
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
