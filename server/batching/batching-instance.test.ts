@@ -124,28 +124,20 @@ describe('BatchingInstance', () => {
     expect(sizes).toEqual([1, 1, 1]);
   });
 
-  it('batches what queued behind a running batch and sends it when the model goes idle, before max_queue_delay', async () => {
+  it('batches what queued behind a running batch and sends it when the model goes idle, not before', async () => {
     const { instance, calls } = fakeInstance();
     const { b, sizes } = batching(instance, { delayUs: 60_000_000 });
     const outs = [1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0']));
     await tick();
-    // The first went at once; a slot is free, but [2, 3] is neither full nor past its delay.
+    // The first went at once; a slot is free, but [2, 3] is not full: it keeps filling.
     expect(calls).toHaveLength(1);
+    const fourth = b.infer([fp32([[4]])], ['OUTPUT0']);
+    await tick();
+    expect(calls).toHaveLength(1);
+    outs.push(fourth);
     await releaseAll(calls);
-    expect((await Promise.all(outs)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
-    expect(sizes).toEqual([1, 2]);
-  });
-
-  it('with one batch in flight, sends a partial batch once max_queue_delay has passed, without waiting for the first', async () => {
-    const { instance, calls } = fakeInstance();
-    const { b, sizes } = batching(instance, { delayUs: 1000 });
-    const outs = [1, 2, 3].map((v) => b.infer([fp32([[v]])], ['OUTPUT0']));
-    // The first is held; only the delay's timer can send [2, 3] meanwhile.
-    while (calls.length < 2) await new Promise((r) => setTimeout(r, 1));
-    expect(calls.map((c) => c.inputs[0]?.shape[0])).toEqual([1, 2]);
-    await releaseAll(calls);
-    expect((await Promise.all(outs)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6]]);
-    expect(sizes).toEqual([1, 2]);
+    expect((await Promise.all(outs)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2], [4], [6], [8]]);
+    expect(sizes).toEqual([1, 3]);
   });
 
   it('with one batch in flight, sends a full batch at once; with two, batches wait and fill', async () => {

@@ -11,9 +11,10 @@
  *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
  * - Adaptive (scheduling: batch-queue.ts): a request that finds the model idle runs at once,
  *   alone, with no delay; batches form only from requests that queued while the model was
- *   busy. Up to `maxInFlight` batches are handed to the inner instance at a time (default 2:
- *   the ONNX worker runs one job at a time in arrival order, so the second waits in its
- *   queue and starts without a round trip to this thread).
+ *   busy, and go when it is idle again. A full batch may be handed over while another runs,
+ *   up to `maxInFlight` in all (default 2: the ONNX worker runs one job at a time in
+ *   arrival order, so the second waits in its queue and starts without a round trip to
+ *   this thread).
  * - Ordering: each caller gets exactly its rows, in its order; calls in one batch are
  *   stacked in arrival order.
  * - Errors are isolated: if a batched inner call fails (or its outputs lost the batch
@@ -35,6 +36,10 @@ export interface BatchingOptions {
   readonly modelName: string;
   readonly maxBatchSize: number;
   readonly preferredBatchSizes: readonly number[];
+  /**
+   * Accepted from config.pbtxt and not used to schedule: a queued batch goes as soon as
+   * the model is idle, which is never later than this bound would allow (batch-queue.ts).
+   */
   readonly maxQueueDelayMicroseconds: number;
   /** Batches handed to the inner instance at a time, at most (default 2). */
   readonly maxInFlight?: number | undefined;
@@ -74,7 +79,6 @@ export class BatchingInstance implements ModelInstance {
       {
         maxBatchSize: opts.maxBatchSize,
         preferredBatchSizes: opts.preferredBatchSizes,
-        maxQueueDelayMs: opts.maxQueueDelayMicroseconds / 1000,
         maxInFlight: Math.max(1, opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
       },
       (items) => this.#runBatch(items),
