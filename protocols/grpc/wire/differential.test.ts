@@ -162,6 +162,16 @@ describe('ModelInferResponse encoding', () => {
   });
 });
 
+describe('strings', () => {
+  it('writes UTF-8 as Buffer does, short or long, a lone surrogate as U+FFFD', () => {
+    for (const name of ['mlp', 'é€😀', '\ud800x', 'y\udc00', 'a'.repeat(100) + '😀\ud800']) {
+      const wire = encodeModelInferResponse({ model_name: name, model_version: '', id: '', parameters: {}, outputs: [], raw_output_contents: [] });
+      expect(wire.subarray(2)).toEqual(Buffer.from(name, 'utf8'));
+      expect(decodeModelInferResponse(wire).model_name).toBe(Buffer.from(name, 'utf8').toString());
+    }
+  });
+});
+
 describe('the predictor client side: ModelInferRequest encoding, ModelInferResponse decoding', () => {
   it('encodes requests protobufjs decodes as it decodes its own', () => {
     fc.assert(

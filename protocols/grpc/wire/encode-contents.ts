@@ -56,47 +56,54 @@ function writeFixed(w: WireWriter, values: ArrayLike<number>, width: 4 | 8): voi
   w.pos = p;
 }
 
-const len = (a: ArrayLike<unknown> | undefined): number => (a === undefined || a === null ? 0 : a.length);
+const len = (a: ArrayLike<unknown> | undefined | null): number => (a === undefined || a === null ? 0 : a.length);
+
+function int32ListSize(v: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += int32Size(v[i] as number);
+  return n;
+}
+
+function uint32ListSize(v: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += varintSize((v[i] as number) >>> 0);
+  return n;
+}
+
+/** Records a packed run's length; returns the bytes of its field. */
+function packed(t: SizeTable, n: number): number {
+  t.lengths.push(n);
+  return delimitedSize(n);
+}
 
 /** Size of the contents message; records the packed runs' lengths in `t`. */
 export function contentsSize(c: InferTensorContentsMessage, t: SizeTable): number {
   let total = 0;
-  const packed = (n: number): void => {
-    t.lengths.push(n);
-    total += delimitedSize(n);
-  };
-  if (len(c.bool_contents) > 0) packed((c.bool_contents as boolean[]).length);
-  if (len(c.int_contents) > 0) {
-    const v = c.int_contents as ArrayLike<number>;
-    let n = 0;
-    for (let i = 0; i < v.length; i++) n += int32Size(v[i] as number);
-    packed(n);
-  }
-  if (len(c.int64_contents) > 0) packed(int64ListSize(c.int64_contents as Int64List));
-  if (len(c.uint_contents) > 0) {
-    const v = c.uint_contents as ArrayLike<number>;
-    let n = 0;
-    for (let i = 0; i < v.length; i++) n += varintSize((v[i] as number) >>> 0);
-    packed(n);
-  }
-  if (len(c.uint64_contents) > 0) packed(int64ListSize(c.uint64_contents as Int64List));
-  if (len(c.fp32_contents) > 0) packed(4 * (c.fp32_contents as ArrayLike<number>).length);
-  if (len(c.fp64_contents) > 0) packed(8 * (c.fp64_contents as ArrayLike<number>).length);
-  for (const b of c.bytes_contents ?? []) total += delimitedSize(b.byteLength);
+  if (len(c.bool_contents) > 0) total += packed(t, (c.bool_contents as boolean[]).length);
+  if (len(c.int_contents) > 0) total += packed(t, int32ListSize(c.int_contents as ArrayLike<number>));
+  if (len(c.int64_contents) > 0) total += packed(t, int64ListSize(c.int64_contents as Int64List));
+  if (len(c.uint_contents) > 0) total += packed(t, uint32ListSize(c.uint_contents as ArrayLike<number>));
+  if (len(c.uint64_contents) > 0) total += packed(t, int64ListSize(c.uint64_contents as Int64List));
+  if (len(c.fp32_contents) > 0) total += packed(t, 4 * (c.fp32_contents as ArrayLike<number>).length);
+  if (len(c.fp64_contents) > 0) total += packed(t, 8 * (c.fp64_contents as ArrayLike<number>).length);
+  const bytes = c.bytes_contents;
+  if (bytes !== undefined && bytes !== null) for (const b of bytes) total += delimitedSize(b.byteLength);
   return total;
 }
 
+/** A packed run's tag and the length the size pass recorded. */
+function start(w: WireWriter, tag: number): void {
+  w.varint(tag);
+  w.varint(w.length());
+}
+
 export function writeContents(c: InferTensorContentsMessage, w: WireWriter): void {
-  const start = (tag: number): void => {
-    w.varint(tag);
-    w.varint(w.length());
-  };
   if (len(c.bool_contents) > 0) {
-    start(0x0a);
+    start(w, 0x0a);
     for (const v of c.bool_contents as boolean[]) w.buf[w.pos++] = v ? 1 : 0;
   }
   if (len(c.int_contents) > 0) {
-    start(0x12);
+    start(w, 0x12);
     const v = c.int_contents as ArrayLike<number>;
     for (let i = 0; i < v.length; i++) {
       const x = v[i] as number;
@@ -105,27 +112,29 @@ export function writeContents(c: InferTensorContentsMessage, w: WireWriter): voi
     }
   }
   if (len(c.int64_contents) > 0) {
-    start(0x1a);
+    start(w, 0x1a);
     writeInt64List(w, c.int64_contents as Int64List);
   }
   if (len(c.uint_contents) > 0) {
-    start(0x22);
+    start(w, 0x22);
     const v = c.uint_contents as ArrayLike<number>;
     for (let i = 0; i < v.length; i++) w.varint((v[i] as number) >>> 0);
   }
   if (len(c.uint64_contents) > 0) {
-    start(0x2a);
+    start(w, 0x2a);
     writeInt64List(w, c.uint64_contents as Int64List);
   }
   if (len(c.fp32_contents) > 0) {
-    start(0x32);
+    start(w, 0x32);
     writeFixed(w, c.fp32_contents as ArrayLike<number>, 4);
   }
   if (len(c.fp64_contents) > 0) {
-    start(0x3a);
+    start(w, 0x3a);
     writeFixed(w, c.fp64_contents as ArrayLike<number>, 8);
   }
-  for (const b of c.bytes_contents ?? []) {
+  const bytes = c.bytes_contents;
+  if (bytes === undefined || bytes === null) return;
+  for (const b of bytes) {
     w.varint(0x42);
     w.varint(b.byteLength);
     w.bytes(b);

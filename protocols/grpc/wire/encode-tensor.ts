@@ -8,13 +8,19 @@ import type { InferInputTensorMessage, InferParameterMessage, InferRequestedOutp
 import { contentsSize, writeContents } from './encode-contents.js';
 import { SizeTable, WireWriter, delimitedSize, split, splitInt64, varint64Size } from './writer.js';
 
-type Member = 'bool_param' | 'int64_param' | 'string_param' | 'double_param' | 'uint64_param';
-const MEMBERS: readonly Member[] = ['bool_param', 'int64_param', 'string_param', 'double_param', 'uint64_param'];
+type Member = NonNullable<InferParameterMessage['parameter_choice']>;
+
+const set = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** The member to write: the one `parameter_choice` names, else the first one set. */
 function member(p: InferParameterMessage): Member | undefined {
   if (p.parameter_choice !== undefined) return p.parameter_choice;
-  return MEMBERS.find((m) => p[m] !== undefined && p[m] !== null);
+  if (set(p.bool_param)) return 'bool_param';
+  if (set(p.int64_param)) return 'int64_param';
+  if (set(p.string_param)) return 'string_param';
+  if (set(p.double_param)) return 'double_param';
+  if (set(p.uint64_param)) return 'uint64_param';
+  return undefined;
 }
 
 function parameterSize(p: InferParameterMessage, t: SizeTable): number {
@@ -69,7 +75,7 @@ function writeParameter(p: InferParameterMessage, w: WireWriter): void {
 export function parametersSize(map: ParameterMap | undefined, t: SizeTable): number {
   if (map === undefined || map === null) return 0;
   let total = 0;
-  for (const key in map) {
+  for (const key of Object.keys(map)) {
     const entry = t.reserve();
     const value = t.reserve();
     // Visiting order of the write pass: entry, value, key, then the value's own string.
@@ -85,7 +91,7 @@ export function parametersSize(map: ParameterMap | undefined, t: SizeTable): num
 
 export function writeParameters(tag: number, map: ParameterMap | undefined, w: WireWriter): void {
   if (map === undefined || map === null) return;
-  for (const key in map) {
+  for (const key of Object.keys(map)) {
     w.varint(tag);
     w.varint(w.length());
     const value = w.length();

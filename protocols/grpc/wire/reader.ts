@@ -23,6 +23,19 @@ export const Wire = {
 } as const;
 export type Wire = (typeof Wire)[keyof typeof Wire];
 
+/** Names and datatypes are short; a JavaScript loop decodes short ASCII faster than Buffer's native call. */
+const SHORT_ASCII = 24;
+
+function shortString(b: Buffer, start: number, end: number): string {
+  let s = '';
+  for (let p = start; p < end; p++) {
+    const c = b[p] as number;
+    if (c >= 0x80) return b.toString('utf8', start, end);
+    s += String.fromCharCode(c);
+  }
+  return s;
+}
+
 /** Unknown groups nest; deeper than this is an attack, not a message. */
 const MAX_GROUP_DEPTH = 32;
 
@@ -148,7 +161,7 @@ export class WireReader {
     const n = this.length();
     const p = this.pos;
     this.pos = p + n;
-    return n === 0 ? '' : this.buf.toString('utf8', p, p + n);
+    return n <= SHORT_ASCII ? shortString(this.buf, p, p + n) : this.buf.toString('utf8', p, p + n);
   }
 
   /** A length-delimited bytes field as a view on the received message (no copy). */

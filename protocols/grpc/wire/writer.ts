@@ -16,10 +16,56 @@ export class SizeTable {
 
   /** Records a string's UTF-8 length and returns it. */
   string(s: string): number {
-    const n = Buffer.byteLength(s, 'utf8');
+    const n = s.length <= SHORT_STRING ? utf8Length(s) : Buffer.byteLength(s, 'utf8');
     this.lengths.push(n);
     return n;
   }
+}
+
+/**
+ * Names, datatypes and ids are short: below this length a JavaScript loop measures and
+ * writes UTF-8 faster than a call into Buffer's native code (which wins on long strings).
+ */
+const SHORT_STRING = 64;
+
+/** UTF-8 length of `s`, a lone surrogate counting as U+FFFD (3 bytes), as Buffer writes it. */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Writes `s` as UTF-8 at `p` (the bytes utf8Length counted); returns the end. */
+function writeUtf8(b: Buffer, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      b[p++] = c;
+    } else if (c < 0x800) {
+      b[p++] = 0xc0 | (c >> 6);
+      b[p++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+        b[p++] = 0xf0 | (c >> 18);
+        b[p++] = 0x80 | ((c >> 12) & 0x3f);
+      } else {
+        if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+        b[p++] = 0xe0 | (c >> 12);
+      }
+      b[p++] = 0x80 | ((c >> 6) & 0x3f);
+      b[p++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return p;
 }
 
 /** Bytes of a varint holding an unsigned 32-bit value. */
@@ -117,7 +163,8 @@ export class WireWriter {
   string(s: string): void {
     const n = this.length();
     this.varint(n);
-    if (n > 0) this.buf.write(s, this.pos, n, 'utf8');
+    if (s.length <= SHORT_STRING) writeUtf8(this.buf, this.pos, s);
+    else this.buf.write(s, this.pos, n, 'utf8');
     this.pos += n;
   }
 
