@@ -3,24 +3,9 @@
  * The `kserve-ts` command. Subcommands: `serve` (default when the first argument is a
  * flag, so KServe runtime args such as `--model_name=x --model_dir=/mnt/models` work as is).
  */
-import module from 'node:module';
+import { enableCompileCache } from '../server/compile-cache.js';
 
-/**
- * V8's code cache for every module loaded after this call (Node 22.1+; a no-op on Node 20,
- * which lacks the API). Node picks the folder: NODE_COMPILE_CACHE when set, else
- * <tmpdir>/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off. An unwritable
- * folder only means no cache, never a failed start. Called before any subcommand's modules
- * are imported, which is why those are imported dynamically below.
- */
-function enableCompileCache(): void {
-  const enable = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
-  try {
-    enable?.();
-  } catch {
-    // Start-up speed only.
-  }
-}
-
+// enableCompileCache caches only what is imported after it: hence the dynamic imports.
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const main = await import('../server/main.js');
   return main.serve(argv, env);

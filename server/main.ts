@@ -6,6 +6,7 @@
 import { BackendSettings } from './backend-settings.js';
 import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
+import { flushCompileCache } from './compile-cache.js';
 import { createLogger } from './logger.js';
 import { createServer, defaultBackends } from './server.js';
 
@@ -99,6 +100,8 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     return noModel(causes.length > 0 ? causes.join('; ') : `no model folders in ${config.modelRepository ?? config.modelDir}`);
   }
   logger.info({ models: names, ready: server.dataplane.ready() }, 'server started');
+  // Off the path to readiness: the next start (a restarted container) compiles less.
+  setImmediate(flushCompileCache);
   if (isClusterWorker()) announceStarted();
   await stopped;
   logger.info('shutdown complete');
