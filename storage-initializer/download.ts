@@ -26,7 +26,7 @@ import type { Config } from './config.js';
 import { StorageError, networkError } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { HashPool, hashWorkers, type HashSession } from './hash-pool.js';
-import { verifyMultipart } from './multipart-etag.js';
+import { MultipartCheck } from './multipart-etag.js';
 import { makeFilter } from './patterns.js';
 import { ADAPTIVE_DEFAULTS, AdaptiveConcurrency, initialConcurrency } from './concurrency.js';
 import { adaptivePartSize, splitRanges } from './part-plan.js';
@@ -54,8 +54,13 @@ interface ObjectState {
   hash: HashSession | undefined;
   /** Prefix end last sent to the hash session. */
   hashedTo: number;
-  /** A multipart object's part sizes, asked for while it downloads (multipart-etag.ts). */
-  partSizes: Promise<number[] | undefined> | undefined;
+  /**
+   * A multipart object's check (multipart-etag.ts), made once its part sizes arrive (asked
+   * for while it downloads); undefined when the store cannot tell them.
+   */
+  partCheck: Promise<MultipartCheck | undefined> | undefined;
+  /** The same check once made, fed by `written` like `hash`. */
+  multipart: MultipartCheck | undefined;
 }
 
 /** Bytes the prefix must grow by before the hash worker is told (fewer messages). */
@@ -224,12 +229,20 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         probe = config.adaptiveParts;
         ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
-      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partSizes: undefined };
+      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partCheck: undefined, multipart: undefined };
       const mp = obj.multipart;
-      if (mp && !obj.md5 && obj.size) {
-        st.partSizes = withRetries(config, log, `part sizes of ${uri} (${obj.key})`, signal, () => mp.partSizes(signal));
+      const size = obj.size;
+      if (mp && !obj.md5 && size) {
+        const pool = hashes;
+        st.partCheck = withRetries(config, log, `part sizes of ${uri} (${obj.key})`, signal, () => mp.partSizes(signal)).then((sizes) => {
+          // After an abort the hash pool is closing: a session now would start new workers.
+          if (sizes === undefined || signal.aborted || st.skipChecksum) return undefined;
+          st.multipart = new MultipartCheck(pool, obj.key, file, size, mp.etag, sizes);
+          st.multipart.advance(st.written.prefixEnd);
+          return st.multipart;
+        });
         // Awaited by verify(); a download that fails first must not leave it unhandled.
-        st.partSizes.catch(() => undefined);
+        st.partCheck.catch(() => undefined);
       }
       states.push(st);
       // Ranged objects first: the longest work starts earliest, and a probe's plan is known
@@ -303,10 +316,16 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     /** A write landed: the checksum session reads on once the prefix has grown enough. */
     function written(st: ObjectState, at: number, n: number): void {
       const size = st.obj.size;
-      if (size === undefined || st.skipChecksum || (!st.obj.md5 && !st.obj.crc32c)) return;
+      const multipart = st.partCheck !== undefined;
+      if (size === undefined || st.skipChecksum || (!st.obj.md5 && !st.obj.crc32c && !multipart)) return;
       st.written.add(at, n);
       const end = st.written.prefixEnd;
       if (end - st.hashedTo < HASH_STEP && end < size) return;
+      if (multipart) {
+        st.hashedTo = end;
+        st.multipart?.advance(end);
+        return;
+      }
       st.hash ??= hashes!.session(st.file, 0, size, st.obj.md5 ? 'md5' : 'crc32c');
       st.hashedTo = end;
       st.hash.advance(end);
@@ -359,14 +378,15 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     const { obj, file } = st;
     const size = (await stat(file)).size;
     if (obj.size !== undefined && size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
-    if (!st.skipChecksum && st.partSizes && obj.multipart) {
-      const sizes = await st.partSizes;
-      if (sizes === undefined) log(`${obj.key}: the store does not tell the sizes of its ${obj.multipart.etag.parts} upload parts, so only its size is checked`);
-      else await verifyMultipart(hashes!, obj.key, file, size, obj.multipart.etag, sizes);
+    if (!st.skipChecksum && st.partCheck && obj.multipart) {
+      const check = await st.partCheck;
+      if (check === undefined) log(`${obj.key}: the store does not tell the sizes of its ${obj.multipart.etag.parts} upload parts, so only its size is checked`);
+      else await check.result();
       return;
     }
     if (st.skipChecksum || (!obj.md5 && !obj.crc32c)) {
       st.hash?.cancel();
+      st.multipart?.cancel();
       return;
     }
     // Every write has landed; an object with no bytes (or no size) gets its session here.

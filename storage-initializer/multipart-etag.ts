@@ -3,10 +3,11 @@
  * binary MD5s>-<N>`, not an MD5 of its bytes. Given the part sizes (HeadObject with
  * PartNumber, from the provider), the bytes on disk are checked by digesting each part's
  * range in the hash workers (hash-pool.ts, off the event loop, the parts spread over the
- * workers) and comparing the digest of their digests with the ETag.
+ * workers) as the download writes them, and comparing the digest of their digests with the
+ * ETag.
  */
 import { createHash } from 'node:crypto';
-import type { HashPool } from './hash-pool.js';
+import type { HashPool, HashSession } from './hash-pool.js';
 import { StorageError } from './errors.js';
 
 export interface MultipartEtag {
@@ -35,26 +36,61 @@ export function checkPartSizes(key: string, size: number, etag: MultipartEtag, s
 }
 
 /**
- * Digests each part of `file` (already fully written) and compares the multipart ETag.
- * Throws StorageError('checksum_mismatch') on a difference.
+ * One multipart object's check: a hash session per part (part sizes checked first), fed as
+ * the file's contiguous written prefix grows, so the digests keep pace with the download.
+ * `advance(upTo)` is monotonic and names only written bytes (the HashSession contract);
+ * `result()` advances to the end and throws StorageError('checksum_mismatch') on a
+ * difference. Only the parts the prefix reaches are told, so a 10,000-part object costs one
+ * message per part, not one per part per step.
  */
-export async function verifyMultipart(hashes: HashPool, key: string, file: string, size: number, etag: MultipartEtag, sizes: readonly number[]): Promise<void> {
-  checkPartSizes(key, size, etag, sizes);
-  let at = 0;
-  const sessions = sizes.map((n) => {
-    const s = hashes.session(file, at, at + n, 'md5');
-    at += n;
-    s.advance(at);
-    return s;
-  });
-  let digests: string[];
-  try {
-    digests = await Promise.all(sessions.map((s) => s.digest()));
-  } catch (err) {
-    throw new StorageError('checksum_mismatch', `${key}: could not read it back to check it (${err instanceof Error ? err.message : String(err)})`);
+export class MultipartCheck {
+  private readonly sessions: HashSession[];
+  private readonly ends: number[];
+  /** First part not yet advanced to its end. */
+  private next = 0;
+
+  constructor(hashes: HashPool, private readonly key: string, file: string, private readonly size: number, private readonly etag: MultipartEtag, sizes: readonly number[]) {
+    checkPartSizes(key, size, etag, sizes);
+    let at = 0;
+    this.ends = [];
+    this.sessions = sizes.map((n) => {
+      const s = hashes.session(file, at, at + n, 'md5');
+      at += n;
+      this.ends.push(at);
+      return s;
+    });
   }
-  const got = multipartMd5(digests);
-  if (got !== etag.md5) throw new StorageError('checksum_mismatch', `${key}: multipart ETag ${got}-${etag.parts} does not match the store's ${etag.md5}-${etag.parts}`);
+
+  advance(upTo: number): void {
+    for (let i = this.next; i < this.sessions.length; i++) {
+      const start = i === 0 ? 0 : this.ends[i - 1]!;
+      if (start >= upTo) break;
+      this.sessions[i]!.advance(Math.min(upTo, this.ends[i]!));
+      if (this.ends[i]! <= upTo) this.next = i + 1;
+    }
+  }
+
+  cancel(): void {
+    for (const s of this.sessions) s.cancel();
+  }
+
+  async result(): Promise<void> {
+    this.advance(this.size);
+    let digests: string[];
+    try {
+      digests = await Promise.all(this.sessions.map((s) => s.digest()));
+    } catch (err) {
+      throw new StorageError('checksum_mismatch', `${this.key}: could not read it back to check it (${err instanceof Error ? err.message : String(err)})`);
+    }
+    const got = multipartMd5(digests);
+    const { md5, parts } = this.etag;
+    if (got !== md5) throw new StorageError('checksum_mismatch', `${this.key}: multipart ETag ${got}-${parts} does not match the store's ${md5}-${parts}`);
+  }
+}
+
+/** Checks `file`, already fully written, against a multipart ETag (MultipartCheck in one go). */
+export async function verifyMultipart(hashes: HashPool, key: string, file: string, size: number, etag: MultipartEtag, sizes: readonly number[]): Promise<void> {
+  await new MultipartCheck(hashes, key, file, size, etag, sizes).result();
 }
 
 /** MD5 of the parts' binary digests: at most 160 KB (10,000 × 16 bytes), so hashed inline. */

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, HeadObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashPool } from '../../storage-initializer/hash-pool.js';
-import { multipartMd5, parseMultipartEtag, verifyMultipart } from '../../storage-initializer/multipart-etag.js';
+import { MultipartCheck, multipartMd5, parseMultipartEtag, verifyMultipart } from '../../storage-initializer/multipart-etag.js';
 import { cleanup, exists, installServers, listFiles, runSi, startGofakes3, startMoto, startProxy, tempDir, type Running } from './helpers.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -51,6 +51,10 @@ describe('multipart ETag verifier (hash workers, real bytes)', () => {
     // Same total, other boundaries: every part digest differs.
     await expect(verifyMultipart(pool, 'w.bin', file, size, right, [2 * MiB, 4 * MiB, 12345])).rejects.toMatchObject({ kind: 'checksum_mismatch' });
     await expect(verifyMultipart(pool, 'w.bin', file, size, right, [3 * MiB, 3 * MiB])).rejects.toMatchObject({ kind: 'checksum_mismatch', message: expect.stringMatching(/part sizes/) });
+    // Fed as a download's written prefix grows (steps that straddle part boundaries).
+    const check = new MultipartCheck(pool, 'w.bin', file, size, right, sizes);
+    for (let at = 0; at < size; at += 1234567) check.advance(at);
+    await expect(check.result()).resolves.toBeUndefined();
   });
 });
 
