@@ -87,7 +87,8 @@ export class AzureFileProvider implements StorageProvider {
         const object: RemoteObject = { key: u.path.slice(u.path.lastIndexOf('/') + 1), size: p.contentLength ?? 0, md5, ref: { file, uri: fileUri(u.path) } satisfies FileRef };
         return { single: true, objects: [object] };
       } catch (err) {
-        if (!isMissing(err)) throw azureError(err, shown);
+        // Not a file: a directory (404, or 409 ResourceTypeMismatch) or nothing; listed next.
+        if (!isMissing(err) && (err as { code?: string }).code !== 'ResourceTypeMismatch') throw azureError(err, shown);
       }
     }
     const found: Found[] = [];
