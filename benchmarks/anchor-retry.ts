@@ -45,7 +45,10 @@ export class RestartingServer {
   async current(): Promise<ServerProcess> {
     const s = this.server;
     if (s !== undefined && s.child.exitCode === null && s.child.signalCode === null) return s;
-    if (s !== undefined) await this.stop();
+    if (s !== undefined) {
+      this.log(`${s.name} had exited (${s.child.exitCode ?? s.child.signalCode}) between rows; starting a new one`);
+      await this.stop();
+    }
     this.unprepared = this.starts > 0;
     this.starts++;
     this.server = await this.start();

@@ -53,7 +53,8 @@ async function rows(anchor: RestartingServer, n: number): Promise<{ outcomes: An
   return { outcomes, prepared };
 }
 
-describe('an anchor row that fails', () => {
+// Each case starts up to three node processes and runs up to four 1 s loads: room for a slow CI machine.
+describe('an anchor row that fails', { timeout: 120_000 }, () => {
   it('is measured again on a restarted anchor when the anchor dies mid-row', async () => {
     const anchor = new RestartingServer(standIn({ failingLives: 1, answers: 20, fail: 'exit' }));
     const { outcomes, prepared } = await rows(anchor, 2);
@@ -78,6 +79,23 @@ describe('an anchor row that fails', () => {
     // Lives 1 and 2 failed row 0; life 3 serves row 1.
     expect('measure' in (outcomes[1] as AnchorOutcome)).toBe(true);
     expect([anchor.starts, lives()]).toEqual([3, 3]);
+  });
+
+  it('starts a new anchor, and says so, when the last one exited between rows', async () => {
+    const logged: string[] = [];
+    const anchor = new RestartingServer(standIn({ failingLives: 0, answers: 0, fail: 'exit' }), (l) => logged.push(l));
+    try {
+      const first = await anchor.current();
+      const exited = new Promise((res) => first.child.once('exit', res));
+      first.child.kill('SIGKILL');
+      await exited;
+      const outcome = await anchor.row('row 0', load);
+      expect('measure' in outcome).toBe(true);
+      expect([anchor.starts, lives()]).toEqual([2, 2]);
+      expect(logged).toEqual(['stand-in anchor had exited (SIGKILL) between rows; starting a new one']);
+    } finally {
+      await anchor.stop();
+    }
   });
 
   it('records a failure to restart as the row failure', async () => {
