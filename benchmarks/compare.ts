@@ -14,6 +14,11 @@
  *
  *   npm run build && npm run bench -- --baseline /tmp/base [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
  *     [--protocols 'V2 JSON,gRPC typed'] [--model mlp|conv] [--candidate DIR: another built checkout instead of this one]
+ *     [--server_args '--inline_max_us 0': extra `serve` flags for both servers]
+ *
+ * On a busy machine pass `--inline_max_us` explicitly (0, or a budget far above the model's
+ * run time): the server measures the model at start-up to decide whether it runs on the
+ * main thread, and a noisy measurement can put the two servers in different modes.
  */
 import { loadavg } from 'node:os';
 import { numberArg } from './harness.js';
@@ -42,14 +47,15 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   const COMPARED_PROTOCOLS = protocolsArg === undefined ? DEFAULT_PROTOCOLS : (protocolsArg.split(',').map((p) => p.trim()) as Protocol[]);
   const candidate = stringArg('candidate');
   const model = MODELS[stringArg('model') ?? 'mlp'];
+  const args = (stringArg('server_args') ?? '').split(' ').filter((a) => a !== '');
   if (model === undefined) throw new Error(`--model: one of ${Object.keys(MODELS).join(', ')}`);
   const started = new Date();
   const load0 = loadavg()[0] as number;
   const pinned = pinLoadGenerator();
   const repo = onnxRepository({ [model.tensor.model]: model.file });
   const models = [model.tensor.model];
-  const ours = await startKserveTs({ repo: repo.dir, models, pinned, ...(candidate === undefined ? {} : { root: candidate }) });
-  const base = await startKserveTs({ repo: repo.dir, models, pinned, root: baseline }).catch(async (e: unknown) => {
+  const ours = await startKserveTs({ repo: repo.dir, models, pinned, args, ...(candidate === undefined ? {} : { root: candidate }) });
+  const base = await startKserveTs({ repo: repo.dir, models, pinned, args, root: baseline }).catch(async (e: unknown) => {
     await ours.stop();
     throw e;
   });
@@ -91,7 +97,7 @@ export async function compareWithBaseline(baseline: string): Promise<void> {
   }
   const out = [
     `Run ${started.toISOString()} on ${machineLine()}; load average ${load0.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end (1 min).`,
-    `${model.label}; ${candidate ?? 'this checkout'} against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each.`,
+    `${model.label}; ${candidate ?? 'this checkout'} against ${baseline}; ${seconds} s per point, ${rounds} rounds alternating, medians; ${pinned ? 'servers pinned to CPU 1, load generator to CPU 0' : 'nothing pinned'}; one intra-op thread each${args.length > 0 ? `; serve ${args.join(' ')}` : ''}.`,
     '',
     ...lines,
   ].join('\n');
