@@ -6,7 +6,7 @@
 #
 # Usage: scripts/cached-venv.sh NAME PIP_INSTALL_ARGS...
 #   e.g. scripts/cached-venv.sh moto "moto[server]==5.2.5"
-#        scripts/cached-venv.sh compat -r test/compat/requirements.txt
+#        scripts/cached-venv.sh compat-kserve0.21.0 kserve==0.21.0 -r test/compat/requirements.txt
 # Env:   PYTHON=python3.12   interpreter (default python3.11 where present, else python3)
 #
 # Virtualenvs are not relocatable (console scripts carry absolute paths), so the folder is
