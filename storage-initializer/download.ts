@@ -55,10 +55,12 @@ interface ObjectState {
   /** Prefix end last sent to the hash session. */
   hashedTo: number;
   /**
-   * A multipart object's check (multipart-etag.ts), made once its part sizes arrive (asked
-   * for while it downloads); undefined when the store cannot tell them.
+   * A multipart object's check (multipart-etag.ts), made once its part sizes arrive; they are
+   * asked for by `startPartCheck` at the object's first request, so the lookups are bounded
+   * by the objects in flight. Resolves to undefined when the store cannot tell them.
    */
   partCheck: Promise<MultipartCheck | undefined> | undefined;
+  startPartCheck: (() => void) | undefined;
   /** The same check once made, fed by `written` like `hash`. */
   multipart: MultipartCheck | undefined;
 }
@@ -229,20 +231,23 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         probe = config.adaptiveParts;
         ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
-      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partCheck: undefined, multipart: undefined };
+      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partCheck: undefined, startPartCheck: undefined, multipart: undefined };
       const mp = obj.multipart;
       const size = obj.size;
+      const pool = hashes;
       if (mp && !obj.md5 && size) {
-        const pool = hashes;
-        st.partCheck = withRetries(config, log, `part sizes of ${uri} (${obj.key})`, signal, () => mp.partSizes(signal)).then((sizes) => {
-          // After an abort the hash pool is closing: a session now would start new workers.
-          if (sizes === undefined || signal.aborted || st.skipChecksum) return undefined;
-          st.multipart = new MultipartCheck(pool, obj.key, file, size, mp.etag, sizes);
-          st.multipart.advance(st.written.prefixEnd);
-          return st.multipart;
-        });
-        // Awaited by verify(); a download that fails first must not leave it unhandled.
-        st.partCheck.catch(() => undefined);
+        st.startPartCheck = () => {
+          st.startPartCheck = undefined;
+          st.partCheck = withRetries(config, log, `part sizes of ${uri} (${obj.key})`, signal, () => mp.partSizes(signal)).then((sizes) => {
+            // After an abort the hash pool is closing: a session now would start new workers.
+            if (sizes === undefined || signal.aborted || st.skipChecksum) return undefined;
+            st.multipart = new MultipartCheck(pool, obj.key, file, size, mp.etag, sizes);
+            st.multipart.advance(st.written.prefixEnd);
+            return st.multipart;
+          });
+          // Awaited by verify(); a download that fails first must not leave it unhandled.
+          st.partCheck.catch(() => undefined);
+        };
       }
       states.push(st);
       // Ranged objects first: the longest work starts earliest, and a probe's plan is known
@@ -273,6 +278,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       };
       const what = `${uri === st.obj.key ? uri : `${uri} (${st.obj.key}${range ? ` bytes ${range.start}-${range.end}` : ''})`}`;
       const expected = range ? range.end - range.start + 1 : st.obj.size;
+      st.startPartCheck?.();
       await withRetries(config, log, what, signal, async () => {
         let meter: Meter | undefined;
         try {
