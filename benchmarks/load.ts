@@ -150,3 +150,16 @@ export async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   await Promise.all(pending);
   return { ...summarise(spec.name, latencies, sendingSeconds, failed + dropped), sent, dropped };
 }
+
+/**
+ * Runs `load` for `seconds`; when that window ends before any request was answered and none
+ * failed, it measured nothing (requests still in flight at the end are not counted, and one
+ * conv V2 JSON request on a busy machine can outlast a smoke run's 1 s window), so it runs
+ * once more for `longer` seconds and that result stands. Errors are never retried here.
+ */
+export async function untilAnswered(load: (seconds: number) => Promise<LoadResult>, seconds: number, longer = 4 * seconds, onRetry: (line: string) => void = () => {}): Promise<LoadResult> {
+  const r = await load(seconds);
+  if (r.rps > 0 || r.errors > 0) return r;
+  onRetry(`${r.name}: no answer within ${seconds} s; measuring for ${longer} s`);
+  return load(longer);
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AnchorOutcome, RestartingServer } from '../../benchmarks/anchor-retry.js';
-import { runLoad } from '../../benchmarks/load.js';
+import { runLoad, untilAnswered } from '../../benchmarks/load.js';
 import { freePort, launch, type ServerProcess } from '../../benchmarks/servers.js';
 import { type Measure, type Plan, plannedRows, renderTable, type Row, tableProblems } from '../../benchmarks/suite-report.js';
 
@@ -22,13 +22,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const livesFile = () => path.join(dir, 'lives');
 const lives = () => Number(readFileSync(livesFile(), 'utf8'));
 
-function standIn(o: { failingLives: number; answers: number; fail: 'exit' | 'hang' }): () => Promise<ServerProcess> {
+function standIn(o: { failingLives: number; answers: number; fail: 'exit' | 'hang'; delayMs?: number }): () => Promise<ServerProcess> {
   return async () => {
     const httpPort = await freePort();
     return launch({
       name: 'stand-in anchor',
       cmd: [process.execPath, '--import', 'tsx', 'test/benchmarks/fixtures/stand-in-anchor.ts', String(httpPort),
-        '--lives', livesFile(), '--failing-lives', String(o.failingLives), '--answers', String(o.answers), '--fail', o.fail],
+        '--lives', livesFile(), '--failing-lives', String(o.failingLives), '--answers', String(o.answers), '--fail', o.fail,
+        ...(o.delayMs === undefined ? [] : ['--delay-ms', String(o.delayMs)])],
       httpPort,
       grpcPort: 0,
       readyPaths: ['/ready'],
@@ -106,6 +107,39 @@ describe('an anchor row that fails', { timeout: 120_000 }, () => {
     });
     const { outcomes } = await rows(anchor, 1);
     expect(outcomes).toEqual([{ failure: 'could not start again' }]);
+  });
+});
+
+describe('a load window that sees no answer', { timeout: 60_000 }, () => {
+  const windows = async (o: Parameters<typeof standIn>[0]) => {
+    const s = await standIn(o)();
+    const seen: number[] = [];
+    const said: string[] = [];
+    try {
+      const r = await untilAnswered(
+        (seconds) => (seen.push(seconds), runLoad({ name: 'stand-in', url: `${s.base}/infer`, method: 'POST', body: '{}', connections: 2, seconds })),
+        1,
+        4,
+        (l) => said.push(l),
+      );
+      return { r, seen, said };
+    } finally {
+      await s.stop();
+    }
+  };
+
+  it('is measured again, longer, when every answer takes longer than the window', async () => {
+    const { r, seen, said } = await windows({ failingLives: 0, answers: 0, fail: 'exit', delayMs: 1500 });
+    expect(seen).toEqual([1, 4]);
+    expect(r.rps).toBeGreaterThan(0);
+    expect(r.errors).toBe(0);
+    expect(said).toEqual(['stand-in: no answer within 1 s; measuring for 4 s']);
+  });
+
+  it('is not measured again when requests failed: errors stand', async () => {
+    const { r, seen } = await windows({ failingLives: 1, answers: 0, fail: 'exit' });
+    expect(seen).toEqual([1]);
+    expect(r.errors).toBeGreaterThan(0);
   });
 });
 
