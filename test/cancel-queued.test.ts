@@ -24,11 +24,11 @@ function grpcRequest(n: number) {
   };
 }
 
-async function restInfer(n: number, signal?: AbortSignal): Promise<number> {
+async function restInfer(n: number, signal?: AbortSignal, model = 'slow'): Promise<number> {
   const { body, headerLength } = binaryInferBody([
     { name: 'X', datatype: 'FP32', shape: [n, 1024], bytes: new Uint8Array(new Float32Array(n * 1024).fill(1).buffer) },
   ], { parameters: { binary_data_output: true } });
-  const res = await fetch(`${t.url}/v2/models/slow/infer`, {
+  const res = await fetch(`${t.url}/v2/models/${model}/infer`, {
     method: 'POST',
     headers: { 'inference-header-content-length': String(headerLength), 'content-type': 'application/octet-stream' },
     body,
@@ -48,8 +48,8 @@ const cancelledCount = (m: string) =>
 beforeAll(async () => {
   repo = makeRepository({
     slow: 'slow_matmul',
-    // A long batching window: requests wait in the batcher, not in the worker.
-    batched: { file: 'scale2_fp32', config: 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 600000 }\n' },
+    // Requests wait in the batcher while the model is busy (here: with a long first batch).
+    batched: { file: 'slow_matmul', config: 'max_batch_size: 16384\ndynamic_batching { }\n' },
   });
   // Every request through the worker queue: a 1-row slow_matmul can qualify for the main-thread path on a quiet machine.
   t = await startServer(['--model_repository', repo.dir, '--inline_max_us', '0', '--grpc_max_receive_message_length', String(128 << 20), '--grpc_max_send_message_length', String(128 << 20)], { grpc: true });
@@ -105,9 +105,12 @@ describe('queued work of clients that went away', () => {
   it('a REST request whose client closed the connection while it waited for its batch is left out of the batch', async () => {
     const before = await metrics();
     const rowsOf = (m: string) => metricValue(m, 'kserve_batch_size_sum', { model_name: 'batched' }) ?? 0;
-    const body = (v: number) => JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: [v, v] }] });
+    const body = (v: number) => JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 1024], data: new Array<number>(1024).fill(v) }] });
     const post = (v: number, signal?: AbortSignal) =>
       fetch(`${t.url}/v2/models/batched/infer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(v), ...(signal ? { signal } : {}) });
+    // Finds the model idle, so it runs at once, alone, and keeps the model busy.
+    const blocker = restInfer(rows, undefined, 'batched');
+    await new Promise((r) => setTimeout(r, 100));
     const kept = post(1);
     const ac = new AbortController();
     const dropped = post(2, ac.signal).then(() => 'answered', (e: Error) => e.name);
@@ -115,9 +118,10 @@ describe('queued work of clients that went away', () => {
     expect(await dropped).toBe('AbortError');
     const r = await kept;
     expect(r.status).toBe(200);
-    expect(((await r.json()) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data).toEqual([2, 2]);
+    expect(((await r.json()) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data.every((x) => x === 1)).toBe(true);
+    expect(await blocker).toBe(200);
     const after = await metrics();
-    // One batch ran, with the kept request's row only.
-    expect(rowsOf(after) - rowsOf(before)).toBe(1);
+    // The blocker's rows, then one batch with the kept request's row only.
+    expect(rowsOf(after) - rowsOf(before)).toBe(rows + 1);
   }, 60_000);
 });

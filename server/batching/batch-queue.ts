@@ -69,6 +69,20 @@ export class BatchQueue<T> {
     this.#pump();
   }
 
+  /**
+   * Counts work that bypasses the queue (a request too large to batch) as in flight until
+   * it settles, so that batches queue behind it as they would behind a batch.
+   */
+  occupy<R>(work: () => Promise<R>): Promise<R> {
+    this.#inFlight++;
+    const settled = Promise.resolve().then(work);
+    void settled.then(
+      () => this.#release(),
+      () => this.#release(),
+    );
+    return settled;
+  }
+
   /** Removes every queued item that has not been dispatched (for unload). */
   drain(): T[] {
     const items = this.#queue.flatMap((b) => b.items);
@@ -91,10 +105,12 @@ export class BatchQueue<T> {
       // A dispatched batch may still be open (not full): nothing joins it once it goes.
       if (this.#open.get(batch.key) === batch) this.#open.delete(batch.key);
       this.#inFlight++;
-      void this.#run(batch.items).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
+      void this.#run(batch.items).finally(() => this.#release());
     }
+  }
+
+  #release(): void {
+    this.#inFlight--;
+    this.#pump();
   }
 }

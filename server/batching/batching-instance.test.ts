@@ -140,6 +140,19 @@ describe('BatchingInstance', () => {
     expect(sizes).toEqual([1, 3]);
   });
 
+  it('counts a request too large to batch as the model being busy: later ones queue behind it', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { maxBatchSize: 4 });
+    const big = b.infer([fp32([[1], [2], [3], [4], [5]])], ['OUTPUT0']);
+    const small = [6, 7].map((v) => b.infer([fp32([[v]])], ['OUTPUT0']));
+    await tick();
+    expect(calls.map((c) => c.inputs[0]?.shape[0])).toEqual([5]);
+    await releaseAll(calls);
+    expect(Array.from((await big)[0]?.data as Float32Array)).toEqual([2, 4, 6, 8, 10]);
+    expect((await Promise.all(small)).map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[12], [14]]);
+    expect(sizes).toEqual([5, 2]);
+  });
+
   it('with one batch in flight, sends a full batch at once; with two, batches wait and fill', async () => {
     const { instance, calls } = fakeInstance();
     const { b, sizes } = batching(instance, { maxBatchSize: 4, delayUs: 60_000_000 });

@@ -106,7 +106,8 @@ export class BatchingInstance implements ModelInstance {
     const rows = batchRows(inputs);
     if (rows === undefined || rows < 1 || rows > this.#opts.maxBatchSize) {
       this.#opts.observer?.batchSize(rows ?? 1);
-      return this.#inner.infer(inputs, outputNames, signature, context);
+      // The model is busy with it: batches wait behind it as behind one of their own.
+      return this.#queue.occupy(() => this.#inner.infer(inputs, outputNames, signature, context));
     }
     if (context?.signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
     return new Promise<Tensor[]>((resolve, reject) => {
