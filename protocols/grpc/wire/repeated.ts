@@ -6,7 +6,6 @@
  * packed run is sized from its byte length, which the reader has already checked against
  * the message, so nothing is allocated beyond what the bytes can hold.
  */
-import { markDetachable } from '../../buffer-ownership.js';
 import { LITTLE_ENDIAN_HOST } from './host.js';
 import { Wire, type WireReader } from './reader.js';
 
@@ -138,17 +137,14 @@ export class RepeatedNumbers<A extends NumericArray> {
   }
 
   /**
-   * The field's elements; an empty plain array when it never occurred. The array is a
-   * fresh allocation nothing else holds, so a backend may take its buffer.
+   * The field's elements; an empty plain array when it never occurred. The array owns its
+   * buffer whole, so a backend may transfer it to its worker instead of copying.
    */
   finish(): A | never[] {
     this.flush();
     const runs = this.runs;
     if (runs.length === 0) return [];
-    if (runs.length === 1) {
-      markDetachable((runs[0] as A).buffer);
-      return runs[0] as A;
-    }
+    if (runs.length === 1) return runs[0] as A;
     let total = 0;
     for (const run of runs) total += run.length;
     const out = new this.kind.make(total);
@@ -157,7 +153,6 @@ export class RepeatedNumbers<A extends NumericArray> {
       (out as { set(a: ArrayLike<unknown>, at: number): void }).set(run, at);
       at += run.length;
     }
-    markDetachable(out.buffer);
     return out;
   }
 }
