@@ -101,6 +101,19 @@ function rawCall(session: http2.ClientHttp2Session): Promise<void> {
   });
 }
 
+/** `inFlight` raw calls at a time on one node:http2 session through a frame tap; the tap's counts outlive it. */
+async function rawRun(inFlight: number, options: http2.ClientSessionOptions): Promise<{ outcome: Outcome; tap: FrameTap }> {
+  const tap = await startFrameTap(grpcAddress);
+  const session = http2.connect(`http://${tap.address}`, options);
+  session.on('error', () => {});
+  try {
+    return { outcome: await drive(inFlight, () => rawCall(session)), tap };
+  } finally {
+    session.destroy();
+    await tap.close();
+  }
+}
+
 function resets(tap: FrameTap, direction: 'clientToServer' | 'serverToClient'): number {
   return [...tap[direction].resets.values()].reduce((a, b) => a + b, 0);
 }
@@ -128,36 +141,20 @@ describe('many large calls on one HTTP/2 connection', () => {
   }
 
   it('128 calls in flight on one node:http2 session with the session memory the benchmark client sets: no reset', async () => {
-    const tap = await startFrameTap(grpcAddress);
-    const session = http2.connect(`http://${tap.address}`, { maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
-    session.on('error', () => {});
-    try {
-      const outcome = await drive(128, () => rawCall(session));
-      expect(Object.fromEntries(outcome.failures)).toEqual({});
-      expect(outcome.answered).toBe(128 * ROUNDS);
-      expect(resets(tap, 'serverToClient')).toBe(0);
-      expect(resets(tap, 'clientToServer')).toBe(0);
-    } finally {
-      session.destroy();
-      await tap.close();
-    }
+    const { outcome, tap } = await rawRun(128, { maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
+    expect(Object.fromEntries(outcome.failures)).toEqual({});
+    expect(outcome.answered).toBe(128 * ROUNDS);
+    expect(resets(tap, 'serverToClient')).toBe(0);
+    expect(resets(tap, 'clientToServer')).toBe(0);
   }, RUN_TIMEOUT_MS + 10_000);
 
   it("reproduction: with Node's default session memory the CLIENT resets the streams (ENHANCE_YOUR_CALM, client → server); the server resets none", async () => {
-    const tap = await startFrameTap(grpcAddress);
-    const session = http2.connect(`http://${tap.address}`);
-    session.on('error', () => {});
-    try {
-      const outcome = await drive(64, () => rawCall(session));
-      const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
-      expect(failed).toBeGreaterThan(0);
-      expect(tap.clientToServer.resets.get(ENHANCE_YOUR_CALM) ?? 0).toBeGreaterThan(0);
-      expect(resets(tap, 'serverToClient')).toBe(0);
-      expect(tap.serverToClient.goaways.size).toBe(0);
-    } finally {
-      session.destroy();
-      await tap.close();
-    }
+    const { outcome, tap } = await rawRun(64, {});
+    const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
+    expect(failed).toBeGreaterThan(0);
+    expect(tap.clientToServer.resets.get(ENHANCE_YOUR_CALM) ?? 0).toBeGreaterThan(0);
+    expect(resets(tap, 'serverToClient')).toBe(0);
+    expect(tap.serverToClient.goaways.size).toBe(0);
     // The server still serves after that client went away.
     const client = grpcClient(grpcAddress, { 'grpc.max_send_message_length': 8 << 20 });
     try {
