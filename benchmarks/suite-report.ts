@@ -35,7 +35,7 @@ export const PATHS = {
   echo: 'fastify POST, same body in, V2-sized JSON out',
   bareSession: 'bare fastify route: V2 JSON parsed, onnxruntime-node session in process',
   batchingOff: 'V2 binary, batching off',
-  batchingOn: 'V2 binary, batching on (max 16, 2 ms)',
+  batchingOn: 'V2 binary, batching on (max 16, adaptive)',
   start: 'cold start: spawn → model ready; RSS idle',
   workers: (n: number) => `V2 JSON, --workers ${n}, nothing pinned`,
 } as const;
