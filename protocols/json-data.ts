@@ -5,6 +5,7 @@
  */
 import type { Datatype, DatatypeInfo, TensorData } from './datatypes.js';
 import { errors } from './errors.js';
+import { JsonNumberArray } from './json-number-array.js';
 import { DEFAULT_DECODE_LIMITS, MAX_RANK, checkedElementCount } from './limits.js';
 
 const INT_RANGES: Partial<Record<Datatype, readonly [number, number]>> = {
@@ -124,7 +125,8 @@ function countLeaves(name: string, data: unknown): number {
  * an element count that does not match the shape. Storage is sized by the shape only
  * once the data is known to hold that many elements (a flat list of that length, or
  * counted leaves), so a small body declaring a huge shape allocates nothing; nesting is
- * bounded by MAX_RANK, so no body can exhaust the stack.
+ * bounded by MAX_RANK, so no body can exhaust the stack. `data` may be a JsonNumberArray
+ * (a numeric array left as bytes by json-split.ts), with the same results and errors.
  */
 export function decodeJsonData(
   name: string,
@@ -139,6 +141,16 @@ export function decodeJsonData(
     );
   }
   const count = checkedElementCount(shape, `input '${name}'`, maxElements);
+  if (data instanceof JsonNumberArray) {
+    // Floats are converted from the body's bytes; every other case (another datatype, a
+    // count or depth the checks below refuse) sees the array JSON.parse would have given.
+    // Storage is sized before the leaves are counted, but the region's bytes bound it.
+    if ((info.name === 'FP32' || info.name === 'FP64') && count <= data.maxLeaves) {
+      const out = info.name === 'FP32' ? new Float32Array(count) : new Float64Array(count);
+      if (data.decodeFloats(out, info.name === 'FP32', MAX_RANK)) return out;
+    }
+    data = data.materialize();
+  }
   // A flat list as long as the shape says is the common case and needs no counting pass:
   // its length is data actually received. Anything else is counted first.
   const flat = Array.isArray(data) && data.length === count;

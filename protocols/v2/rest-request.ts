@@ -5,6 +5,7 @@
 import { errors } from '../errors.js';
 import { InputHeaderDecoder } from '../input-header.js';
 import { decodeJsonData } from '../json-data.js';
+import { placeholderArray, splitJson } from '../json-split.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits, checkListLength } from '../limits.js';
 import { parseParameters } from '../parameters.js';
 import { decodeRawTensor } from '../raw-tensor.js';
@@ -54,6 +55,40 @@ function decodeOutputs(value: unknown, limits: DecodeLimits): RequestedOutput[] 
 }
 
 /**
+ * The JSON part of a body as JSON.parse gives it, except that large arrays that are
+ * inputs' `data` stay as bytes (JsonNumberArray) for decodeJsonData to convert; undefined
+ * whenever the split does not apply cleanly (the caller parses the whole text).
+ */
+function parseSplit(body: Uint8Array, jsonEnd: number): unknown {
+  const split = splitJson(body, jsonEnd);
+  if (split !== undefined) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(split.skeleton);
+    } catch {
+      doc = undefined;
+    }
+    const inputs = isObject(doc) ? doc['inputs'] : undefined;
+    if (Array.isArray(inputs)) {
+      let placed = 0;
+      for (const inp of inputs) {
+        const arr = isObject(inp) ? placeholderArray(split, inp['data']) : undefined;
+        if (arr !== undefined) {
+          (inp as Record<string, unknown>)['data'] = arr;
+          placed++;
+        }
+      }
+      if (placed === split.arrays.length) return doc;
+    }
+  }
+  return undefined;
+}
+
+function parseWhole(body: Uint8Array, jsonEnd: number): unknown {
+  return parseJson(Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8'));
+}
+
+/**
  * Decodes a V2 inference request body. `headerLength` is the parsed
  * Inference-Header-Content-Length (undefined for a pure JSON body). Binary input views
  * point into `body`, which the caller must keep alive for the request's lifetime.
@@ -64,8 +99,20 @@ export function decodeRestInferRequest(
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): InferRequest {
   const jsonEnd = headerLength ?? body.byteLength;
-  const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
-  const doc = parseJson(text);
+  const split = parseSplit(body, jsonEnd);
+  if (split !== undefined) {
+    try {
+      return decodeDocument(split, body, headerLength, limits);
+    } catch {
+      // A split body that fails is decoded again whole, so that a bad request gets the
+      // error (and the message) of the first thing JSON.parse or the checks find wrong.
+    }
+  }
+  return decodeDocument(parseWhole(body, jsonEnd), body, headerLength, limits);
+}
+
+function decodeDocument(doc: unknown, body: Uint8Array, headerLength: number | undefined, limits: DecodeLimits): InferRequest {
+  const jsonEnd = headerLength ?? body.byteLength;
   if (!isObject(doc)) throw errors.invalidInput('Unrecognized request format: the request must be a JSON object');
   const rawInputs = doc['inputs'];
   if (!Array.isArray(rawInputs)) throw errors.invalidInput(`Expected "inputs" to be a list`);
