@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AnchorOutcome, RestartingServer } from '../../benchmarks/anchor-retry.js';
+import { type AnchorOutcome, MIN_ANCHOR_RPS, RestartingServer, rowFailure } from '../../benchmarks/anchor-retry.js';
 import { runLoad, untilAnswered } from '../../benchmarks/load.js';
 import { freePort, launch, type ServerProcess } from '../../benchmarks/servers.js';
 import { type Measure, type Plan, plannedRows, renderTable, type Row, tableProblems } from '../../benchmarks/suite-report.js';
@@ -64,6 +64,17 @@ describe('an anchor row that fails', { timeout: 120_000 }, () => {
     expect((outcomes[0] as { measure: Measure }).measure.errors).toBe(0);
     // Started twice: the first life died in row 0; the second served its retry and row 1.
     expect([anchor.starts, lives(), prepared]).toEqual([2, 2, 1]);
+  });
+
+  it('counts a row with answers slower than once a second (an earlier row draining) as failed, like one with none', async () => {
+    const s = await standIn({ failingLives: 0, answers: 0, fail: 'exit' })();
+    try {
+      expect(rowFailure({ rps: 0.2, p50: 1714, p99: 1714, errors: 0 }, s)).toBe('stand-in anchor answered less than once a second (0.20 req/s)');
+      expect(rowFailure({ rps: 0, errors: 0 }, s)).toBe('stand-in anchor answered nothing (0 errors)');
+      expect(rowFailure({ rps: MIN_ANCHOR_RPS, p50: 1, p99: 1, errors: 0 }, s)).toBeUndefined();
+    } finally {
+      await s.stop();
+    }
   });
 
   it('is measured again on a restarted anchor when the anchor answers nothing', async () => {
