@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, exists, listFiles, makeTar, runSi, tempDir } from './helpers.js';
+import { cleanup, exists, listFiles, makeTar, runSi, tempDir, modelDest } from './helpers.js';
 
 const FORMATS = [
   { ext: 'tar.bz2', alt: 'tbz2', tool: 'bzip2', name: 'bzip2' },
@@ -23,11 +23,7 @@ describe.each(FORMATS)('storage-initializer .$ext archives', ({ ext, alt, tool, 
   let src: string;
   const dirs: string[] = [];
   const weights = randomBytes(300 * 1024);
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
   const put = (file: string, data: Buffer) => {
     writeFileSync(path.join(src, file), data);
     return `file://${path.join(src, file)}`;

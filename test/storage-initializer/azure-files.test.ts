@@ -12,7 +12,7 @@ import { ShareSASPermissions, StorageSharedKeyCredential, generateFileSASQueryPa
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFiles, type FilesStandIn } from './azure-files-stand-in.js';
 import { startEntra, type EntraStandIn } from './entra-stand-in.js';
-import { cleanup, exists, listFiles, makePki, makeTar, runSi, tempDir, type Pki } from './helpers.js';
+import { cleanup, exists, listFiles, makePki, makeTar, runSi, type Pki, modelDest } from './helpers.js';
 
 const ACCOUNT = 'kservefiles';
 const KEY = Buffer.from('azure-files-account-key-for-the-stand-in-0123456789').toString('base64');
@@ -38,11 +38,7 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
   let entra: EntraStandIn;
   let env: Record<string, string>;
   const dirs: string[] = [];
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     pki = makePki();

@@ -12,7 +12,7 @@ import { BlobServiceClient, ContainerSASPermissions, StorageSharedKeyCredential,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { startEntra } from './entra-stand-in.js';
-import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makePki, makeTar, runSi, startAzurite, startProxy, tempDir, type Running } from './helpers.js';
+import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makePki, makeTar, runSi, startAzurite, startProxy, tempDir, type Running, modelDest } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ACCOUNT_URI = `https://${AZURITE_ACCOUNT}.blob.core.windows.net`;
@@ -24,11 +24,7 @@ describe('storage-initializer Azure Blob (Azurite)', () => {
   const big = randomBytes(20 * 1024 * 1024 + 123);
   let env: Record<string, string>;
   let sas: string;
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     azurite = await startAzurite(installServers().azurite);

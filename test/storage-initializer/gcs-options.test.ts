@@ -10,7 +10,7 @@ import { createPublicKey, createVerify, generateKeyPairSync } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, installServers, runSi, startFakeGcs, startProxy, tempDir, type Running } from './helpers.js';
+import { cleanup, installServers, runSi, startFakeGcs, startProxy, tempDir, type Running, modelDest } from './helpers.js';
 
 const servers = installServers();
 
@@ -20,11 +20,7 @@ describe('storage-initializer gs:// credentials', () => {
   const stops: Array<() => Promise<void>> = [];
   let keyFile: string;
   let publicPem: string;
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     const data = tempDir('si-gcs-data-');

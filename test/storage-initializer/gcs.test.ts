@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, installServers, listFiles, runSi, startFakeGcs, startProxy, tempDir, type Running } from './helpers.js';
+import { cleanup, installServers, listFiles, runSi, startFakeGcs, startProxy, tempDir, type Running, modelDest } from './helpers.js';
 
 const servers = installServers();
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -14,11 +14,7 @@ describe('storage-initializer gs://', () => {
   const stops: Array<() => Promise<void>> = [];
   const big = randomBytes(5 * 1024 * 1024 + 17);
 
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     const data = tempDir('si-gcs-data-');

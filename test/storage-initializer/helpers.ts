@@ -43,6 +43,15 @@ export function tempDir(prefix = 'si-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
+/** A fresh `models` destination per call, each in a temp folder recorded in `dirs` for cleanup. */
+export function modelDest(dirs: string[]): () => string {
+  return () => {
+    const d = tempDir();
+    dirs.push(d);
+    return path.join(d, 'models');
+  };
+}
+
 async function waitForHttp(url: string, timeoutMs: number, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

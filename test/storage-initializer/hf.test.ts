@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, listFiles, runSi, tempDir } from './helpers.js';
+import { cleanup, listFiles, runSi, modelDest } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const TOKEN = 'hf_testTOKENvalue123456';
@@ -63,11 +63,7 @@ describe('storage-initializer hf:// (Hub API on loopback)', () => {
   const hubLog: string[] = [];
   const cdnLog: Array<{ url: string; auth: string | undefined; range: string | undefined }> = [];
   const dirs: string[] = [];
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     cdn = await listen((req, res) => {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, exists, listFiles, makePki, makeTar, makeZip, runSi, tempDir, type Pki } from './helpers.js';
+import { cleanup, exists, listFiles, makePki, makeTar, makeZip, runSi, type Pki, modelDest } from './helpers.js';
 
 describe('storage-initializer http(s)://', () => {
   let pki: Pki;
@@ -66,11 +66,7 @@ describe('storage-initializer http(s)://', () => {
     res.writeHead(r.status ?? 200, { 'content-type': r.type ?? 'application/octet-stream' }).end(r.body);
   };
 
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
   const caEnv = () => ({ SSL_CERT_FILE: pki.ca });
 
   beforeAll(async () => {

@@ -14,7 +14,7 @@ import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUpl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashPool } from '../../storage-initializer/hash-pool.js';
 import { MultipartCheck, multipartMd5, parseMultipartEtag, verifyMultipart } from '../../storage-initializer/multipart-etag.js';
-import { cleanup, exists, installServers, listFiles, runSi, startGofakes3, startMoto, startProxy, tempDir, type Running } from './helpers.js';
+import { cleanup, exists, installServers, listFiles, runSi, startGofakes3, startMoto, startProxy, tempDir, type Running, modelDest } from './helpers.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -65,11 +65,7 @@ describe('multipart uploads downloaded from moto and gofakes3', () => {
   // Part 1 starts with a marker the corrupting proxy rewrites (same length).
   const parts = [Buffer.concat([Buffer.from('MPMARKER'), randomBytes(5 * MiB - 8)]), randomBytes(5 * MiB), randomBytes(777)];
   const body = Buffer.concat(parts);
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
   const envFor = (url: string) => ({ AWS_ENDPOINT_URL: url, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_DEFAULT_REGION: 'us-east-1' });
 
   beforeAll(async () => {

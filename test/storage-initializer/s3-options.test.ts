@@ -9,17 +9,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_HOSTS_PRELOAD, cleanup, installServers, listFiles, runSi, startMoto, startProxy, tempDir, type Running } from './helpers.js';
+import { TEST_HOSTS_PRELOAD, cleanup, installServers, listFiles, runSi, startMoto, startProxy, tempDir, type Running, modelDest } from './helpers.js';
 
 describe('storage-initializer S3 options', () => {
   let moto: Running;
   const dirs: string[] = [];
   const stops: Array<() => Promise<void>> = [];
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     moto = await startMoto(installServers().moto, { virtualHost: 's3.test' });

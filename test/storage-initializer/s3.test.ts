@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, CreateMultipartUploadCommand, CompleteMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, exists, installServers, listFiles, makePki, makeTar, runSi, startMoto, startProxy, tempDir, type Pki, type Running } from './helpers.js';
+import { cleanup, exists, installServers, listFiles, makePki, makeTar, runSi, startMoto, startProxy, tempDir, type Pki, type Running, modelDest } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -21,11 +21,7 @@ describe('storage-initializer s3://', () => {
   const mid = randomBytes(3 * 1024 * 1024);
   let env: Record<string, string>;
 
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
 
   beforeAll(async () => {
     const servers = installServers();

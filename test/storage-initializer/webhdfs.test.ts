@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, listFiles, makePki, makeTar, runSi, tempDir, type Pki } from './helpers.js';
+import { cleanup, listFiles, makePki, makeTar, runSi, tempDir, type Pki, modelDest } from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -53,11 +53,7 @@ describe('storage-initializer hdfs:// and webhdfs:// (WebHDFS REST on loopback)'
   let secure = '';
   let pki: Pki;
   const dirs: string[] = [];
-  const dest = () => {
-    const d = tempDir();
-    dirs.push(d);
-    return path.join(d, 'models');
-  };
+  const dest = modelDest(dirs);
   const remote = (res: http.ServerResponse, code: number, exception: string, message: string) =>
     res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ RemoteException: { exception, javaClassName: `org.apache.hadoop.${exception}`, message } }));
 
