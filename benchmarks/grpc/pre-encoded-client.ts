@@ -46,9 +46,17 @@ export interface InferConnections {
   close(): void;
 }
 
-function callOn(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, framed: Buffer): Promise<Buffer> {
+const INFER_HEADERS: http2.OutgoingHttpHeaders = Object.freeze({
+  ':method': 'POST',
+  ':path': MODEL_INFER_PATH,
+  'content-type': 'application/grpc',
+  te: 'trailers',
+});
+
+/** One ModelInfer call on `session`: resolves with the response message, rejects unless grpc-status is 0. */
+export function inferOn(session: http2.ClientHttp2Session, framed: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const stream = session.request(headers);
+    const stream = session.request(INFER_HEADERS);
     const chunks: Buffer[] = [];
     let status: string | undefined;
     let detail = '';
@@ -73,7 +81,6 @@ function callOn(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHe
 
 /** `connections` HTTP/2 connections to `address`; each call goes to the one with the fewest calls in flight. */
 export function inferConnections(address: string, connections = 1): InferConnections {
-  const headers = { ':method': 'POST', ':path': MODEL_INFER_PATH, 'content-type': 'application/grpc', te: 'trailers' };
   const pool = Array.from({ length: connections }, () => {
     const session = http2.connect(`http://${address}`, {
       settings: { initialWindowSize: WINDOW },
@@ -89,7 +96,7 @@ export function inferConnections(address: string, connections = 1): InferConnect
       const c = pool.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
       c.inFlight++;
       try {
-        return await callOn(c.session, headers, framed);
+        return await inferOn(c.session, framed);
       } finally {
         c.inFlight--;
       }

@@ -14,7 +14,7 @@
 import http2 from 'node:http2';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_SESSION_MEMORY_MB, encodeInfer } from '../../benchmarks/grpc/pre-encoded-client.js';
+import { CLIENT_SESSION_MEMORY_MB, encodeInfer, inferOn } from '../../benchmarks/grpc/pre-encoded-client.js';
 import type { ModelInferRequestMessage } from '../../protocols/grpc/messages.js';
 import { freePort } from '../helpers/free-port.js';
 import { type FrameTap, startFrameTap } from '../helpers/h2-frame-tap.js';
@@ -85,29 +85,13 @@ async function drive(inFlight: number, call: () => Promise<void>): Promise<Outco
   return outcome;
 }
 
-/** One raw gRPC call on `session`: resolves on grpc-status 0, rejects with the stream's error otherwise. */
-function rawCall(session: http2.ClientHttp2Session): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({
-      ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers',
-    });
-    let status: unknown;
-    stream.on('response', (h) => (status = h['grpc-status'] ?? status));
-    stream.on('trailers', (h) => (status = h['grpc-status'] ?? status));
-    stream.on('data', () => {});
-    stream.on('error', reject);
-    stream.on('close', () => (String(status) === '0' ? resolve() : reject(new Error(`rst ${stream.rstCode} grpc-status ${String(status)}`))));
-    stream.end(framed);
-  });
-}
-
 /** `inFlight` raw calls at a time on one node:http2 session through a frame tap; the tap's counts outlive it. */
 async function rawRun(inFlight: number, options: http2.ClientSessionOptions): Promise<{ outcome: Outcome; tap: FrameTap }> {
   const tap = await startFrameTap(grpcAddress);
   const session = http2.connect(`http://${tap.address}`, options);
   session.on('error', () => {});
   try {
-    return { outcome: await drive(inFlight, () => rawCall(session)), tap };
+    return { outcome: await drive(inFlight, async () => void (await inferOn(session, framed))), tap };
   } finally {
     session.destroy();
     await tap.close();
