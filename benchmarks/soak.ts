@@ -14,7 +14,7 @@
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { encodeInfer, inferConnections } from './grpc/pre-encoded-client.js';
-import { type LoadResult, closedLoop, openLoop } from './load.js';
+import { type LoadResult, closedLoop, openLoop, summarise } from './load.js';
 import { machineLine } from './machine.js';
 import { type HttpPayload, grpcRaw, sampleData, v2Json } from './payloads.js';
 import { type ServerProcess, onnxRepository, pinLoadGenerator, startKserveTs } from './servers.js';
@@ -92,10 +92,6 @@ export function slope(points: readonly (readonly [number, number])[]): number {
 }
 
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
-
-function quantile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-}
 
 /** One V2 REST call on a keep-alive agent; rejects unless the answer is 200. */
 function httpCaller(base: string, p: HttpPayload, agent: Agent): () => Promise<void> {
@@ -198,8 +194,8 @@ export async function runSoak(options: SoakOptions, progress: (line: string) => 
       const inMinute = rss.filter(([t]) => t <= (i + 1) * 60 + options.sampleSeconds / 2);
       const perProtocol = Object.fromEntries(
         SOAK_PROTOCOLS.map((p) => {
-          const sorted = b[p].latencies.sort((x, y) => x - y);
-          return [p, { rps: sorted.length / span, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors: b[p].errors }];
+          const { rps, p50, p99, errors } = summarise(p, b[p].latencies, span, b[p].errors);
+          return [p, { rps, p50, p99, errors }];
         }),
       ) as MinuteStats['perProtocol'];
       return { minute: i + 1, perProtocol, rssMiB: inMinute[inMinute.length - 1]?.[1] ?? 0 };
