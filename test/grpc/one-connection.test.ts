@@ -132,14 +132,15 @@ describe('many large calls on one HTTP/2 connection', () => {
     expect(resets(tap, 'clientToServer')).toBe(0);
   }, RUN_TIMEOUT_MS + 10_000);
 
-  it("reproduction: with Node's default session memory the CLIENT resets the streams (ENHANCE_YOUR_CALM, client → server); the server resets none", async () => {
+  it("with Node's default session memory against the server: whatever the client's session does, the server resets none and keeps serving", async () => {
+    // Whether this client's session runs out of memory depends on how fast the server drains
+    // the uploads (it did on AMD EPYC VMs, never on an Intel Xeon one), so only what must hold
+    // everywhere is asserted here; the client-side failure is reproduced deterministically below.
     const { outcome, tap } = await rawRun(64, {});
     const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
-    expect(failed).toBeGreaterThan(0);
-    expect(tap.clientToServer.resets.get(ENHANCE_YOUR_CALM) ?? 0).toBeGreaterThan(0);
+    expect(outcome.answered + failed).toBe(64 * ROUNDS);
     expect(resets(tap, 'serverToClient')).toBe(0);
     expect(tap.serverToClient.goaways.size).toBe(0);
-    // The server still serves after that client went away.
     const client = grpcClient(grpcAddress, { 'grpc.max_send_message_length': 8 << 20 });
     try {
       expect((await client.infer(request)).outputs[0]?.name).toBe('output');
@@ -147,4 +148,93 @@ describe('many large calls on one HTTP/2 connection', () => {
       client.close();
     }
   }, RUN_TIMEOUT_MS + 10_000);
+});
+
+/**
+ * The reproduction, made independent of the machine's speed: a bare node:http2 peer that
+ * answers each call with headers at once and reads no upload until all 64 calls have arrived,
+ * so the client's session still holds (nearly) all 64 × 588 KiB when the first answers reach
+ * it, whatever the processor. With Node's default 10 MB session memory the client then
+ * refuses the answers' headers and resets every stream with ENHANCE_YOUR_CALM; with the
+ * benchmark client's setting it takes them all. The peer records the code each stream closed
+ * with, which is the reset the client sent (the peer itself resets nothing).
+ */
+describe("reproduction: a client session with Node's default memory resets the streams itself", () => {
+  const CALLS = 64;
+  let held: http2.Http2Server;
+  let heldAddress: string;
+  let closedWith: number[] = [];
+  let onClosed = (): void => {};
+
+  beforeAll(async () => {
+    held = http2.createServer();
+    let waiting: http2.ServerHttp2Stream[] = [];
+    held.on('stream', (stream) => {
+      stream.on('error', () => {});
+      stream.pause();
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.on('data', () => {});
+      stream.on('end', () => stream.end(Buffer.alloc(5)));
+      stream.on('close', () => {
+        closedWith.push(stream.rstCode ?? 0);
+        onClosed();
+      });
+      waiting.push(stream);
+      if (waiting.length === CALLS) {
+        for (const s of waiting) s.resume();
+        waiting = [];
+      }
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    heldAddress = `http://127.0.0.1:${(held.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => held.close(resolve));
+  });
+
+  /** CALLS uploads at once on one session to the held peer; resolves once the peer has seen every stream close. */
+  async function heldRun(options: http2.ClientSessionOptions): Promise<{ outcome: Outcome; closed: number[] }> {
+    closedWith = [];
+    const allClosed = new Promise<void>((resolve) => {
+      onClosed = () => closedWith.length === CALLS && resolve();
+    });
+    const session = http2.connect(heldAddress, options);
+    session.on('error', () => {});
+    const outcome: Outcome = { answered: 0, failures: new Map() };
+    try {
+      await Promise.all(
+        Array.from({ length: CALLS }, () =>
+          inferOn(session, framed).then(
+            () => void outcome.answered++,
+            (e: unknown) => {
+              const key = String((e as { code?: unknown }).code ?? (e as Error).message);
+              outcome.failures.set(key, (outcome.failures.get(key) ?? 0) + 1);
+            },
+          ),
+        ),
+      );
+      await allClosed;
+      return { outcome, closed: closedWith };
+    } finally {
+      session.destroy();
+    }
+  }
+
+  const count = (codes: number[], code: number) => codes.filter((c) => c === code).length;
+
+  it('default memory: every stream reset by the client with ENHANCE_YOUR_CALM', async () => {
+    const { outcome, closed } = await heldRun({});
+    expect(outcome.answered).toBe(0);
+    expect(Object.fromEntries(outcome.failures)).toEqual({ ERR_HTTP2_STREAM_ERROR: CALLS });
+    expect(count(closed, ENHANCE_YOUR_CALM)).toBe(CALLS);
+  }, RUN_TIMEOUT_MS);
+
+  it("the benchmark client's session memory: all answered, no stream reset", async () => {
+    const { outcome, closed } = await heldRun({ maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
+    expect(Object.fromEntries(outcome.failures)).toEqual({});
+    expect(outcome.answered).toBe(CALLS);
+    expect(count(closed, 0)).toBe(CALLS);
+  }, RUN_TIMEOUT_MS);
 });
