@@ -79,7 +79,7 @@ export interface ModelInstance {
   /**
    * Runs one inference and returns the outputs named in `outputNames`, in that order.
    * `signature` is the name of the signature the request's scope resolved (once, from its
-   * `signature_name` parameter; server/inference-scope.ts), for models with `signatures`;
+   * `signature_name` parameter; server/pipeline/verbs.ts), for models with `signatures`;
    * undefined otherwise. Backends look it up, never choose it again.
    */
   infer(inputs: readonly Tensor[], outputNames: readonly string[], signature?: string, context?: InferContext): Promise<Tensor[]>;

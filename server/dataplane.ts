@@ -1,18 +1,15 @@
 /**
  * The transport-neutral data plane: REST (V1, V2) and gRPC call these methods and nothing
- * else of the server core. Nothing here knows a wire format. Inference goes through `open`,
- * which looks the model up once and hands back the request's scope (inference-scope.ts):
- *
- *   transport → open(name, version) → scope.decode(codec) → scope.infer → scope.encode(codec)
- *             → scope.release()
+ * else of the server core. Nothing here knows a wire format. Every inference, whatever its
+ * transport and verb, is one `run` of the request pipeline (pipeline/pipeline.ts) with the
+ * transport's codec (a value) and the verb (pipeline/verbs.ts).
  */
-import type { Logger } from 'pino';
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
-import { InferenceScope, viewOf } from './inference-scope.js';
-import { type Metrics, since } from './metrics.js';
+import type { Decoded, WireMessage } from './pipeline/codec.js';
+import { viewOf } from './pipeline/model-view.js';
+import { type Answer, type Call, Pipeline, type PipelineOptions, type StreamAnswer, type StreamCall } from './pipeline/pipeline.js';
 import type { ModelRepository, ModelState } from './repository/model-repository.js';
-import type { RequestLogger } from './request-logger/request-logger.js';
 
 export interface ServerInfo {
   readonly name: string;
@@ -23,23 +20,15 @@ export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data'] a
 
 export class DataPlane {
   readonly #repository: ModelRepository;
-  readonly #metrics: Metrics;
   readonly #info: ServerInfo;
-  readonly #latencyLog: Logger | undefined;
-  readonly #requestLogger: RequestLogger | undefined;
+  readonly #pipeline: Pipeline;
   #draining = false;
 
-  /**
-   * `latencyLog`: where each inference's stage latencies go (--enable_latency_logging);
-   * `requestLogger`: where inference requests and responses are posted (--logger_url).
-   * Absent: not logged.
-   */
-  constructor(repository: ModelRepository, metrics: Metrics, info: ServerInfo, latencyLog?: Logger, requestLogger?: RequestLogger) {
+  /** `pipeline`: metrics and the latency and request loggers every inference goes through. */
+  constructor(repository: ModelRepository, info: ServerInfo, pipeline: PipelineOptions) {
     this.#repository = repository;
-    this.#metrics = metrics;
     this.#info = info;
-    this.#latencyLog = latencyLog;
-    this.#requestLogger = requestLogger;
+    this.#pipeline = new Pipeline(repository, pipeline);
   }
 
   live(): boolean {
@@ -100,13 +89,17 @@ export class DataPlane {
   }
 
   /**
-   * Opens one inference on the given (or default) version: the model is looked up and its
-   * lease taken here, once. Throws ModelNotFound or ModelNotReady before anything of the
-   * request is decoded, as the anchor answers 404/503 whatever the body holds. The caller
-   * must `release` the scope (see inference-scope.ts for the contract).
+   * Runs one inference on the given (or default) version through the pipeline. Throws
+   * ModelNotFound or ModelNotReady before anything of the request is decoded, as the anchor
+   * answers 404/503 whatever the body holds; catalogue errors otherwise.
    */
-  open(name: string, version: string | undefined): InferenceScope {
-    return new InferenceScope(name, this.#repository.acquire(name, version), this.#metrics, this.#latencyLog, this.#requestLogger);
+  run<In, D extends Decoded, R, Out extends WireMessage>(call: Call<In, D, R, Out>): Promise<Answer<Out>> {
+    return this.#pipeline.run(call);
+  }
+
+  /** Like `run`, for a verb that answers with a sequence (see Pipeline.stream). */
+  stream<In, D extends Decoded, R, Out extends WireMessage>(call: StreamCall<In, D, R, Out>): Promise<StreamAnswer<Out>> {
+    return this.#pipeline.stream(call);
   }
 
   /** Whether the server knows the model at all (whatever its state): bounds metric labels to known names. */
@@ -120,18 +113,6 @@ export class DataPlane {
       const st = this.#repository.state(name);
       return { name, state: st?.state ?? 'FAILED', reason: st?.reason, versions: this.#repository.versionsOf(name) };
     });
-  }
-
-  /**
-   * No backend explains yet: a known, ready model answers NotImplemented. The attempt is
-   * still timed as the explain stage, as the anchor's timer around `Model.explain` records
-   * the calls that raise NotImplementedError.
-   */
-  explain(name: string): never {
-    const start = performance.now();
-    this.#repository.peek(name);
-    this.#metrics.observe('explain', name, since(start));
-    throw errors.notImplemented(`Model ${name} does not support explain`);
   }
 
   load(name: string): Promise<void> {

@@ -117,7 +117,11 @@ export async function createServer(
       config.requestLogger === undefined
         ? undefined
         : new (await import('./request-logger/request-logger.js')).RequestLogger(config.requestLogger, metrics, logger.child({ component: 'request-logger' }));
-    dataplane = new DataPlane(repository, metrics, { name: SERVER_NAME, version: SERVER_VERSION }, latencyLog, requestLogger);
+    dataplane = new DataPlane(
+      repository,
+      { name: SERVER_NAME, version: SERVER_VERSION },
+      { metrics, latencyLog, requestLogger, loggedTransports: new Set(config.requestLogger?.grpc === true ? ['rest', 'grpc'] : ['rest']) },
+    );
     http = await buildHttpApp({
       dataplane,
       metrics,

@@ -10,13 +10,13 @@
  */
 import { Metadata, type ServerUnaryCall, type UntypedServiceImplementation, type handleUnaryCall } from '@grpc/grpc-js';
 import { errors, toKServeError } from '../../protocols/errors.js';
-import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
-import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
 import type { GrpcContext } from './context.js';
 import { toGrpcStatus } from './status.js';
 import { isUndecodable, undecodableReason } from './undecodable.js';
 import type { ClientSignal } from '../client-signal.js';
+import { infer } from '../pipeline/verbs.js';
+import { modelInferCodec } from './infer-codec.js';
 
 interface ModelRef {
   name?: string;
@@ -65,6 +65,7 @@ export function inferenceService(
   encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer,
 ): UntypedServiceImplementation {
   const { dataplane, metrics, logger, maxSendMessageLength, decodeLimits } = ctx;
+  const codec = modelInferCodec(decodeLimits, encodeInferResponse);
 
   function unary<Req, Res>(method: string, fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
     return (call, callback) => {
@@ -98,16 +99,18 @@ export function inferenceService(
   async function modelInfer(req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): Promise<Buffer> {
     const name = req.model_name ?? '';
     try {
-      const scope = dataplane.open(name, versionOf(req.model_version));
-      let bytes: Buffer;
-      try {
-        const decoded = scope.decode(() => decodeGrpcInferRequest(req, decodeLimits));
-        const response = await scope.infer(decoded.request, metadataHeaders(call.metadata), callGone(call));
-        bytes = scope.encode(() => encodeInferResponse(encodeGrpcInferResponse(response, decoded.rawInputs)));
-        sendModelMetadata(call, scope.responseHeaders);
-      } finally {
-        scope.release();
-      }
+      const answer = await dataplane.run({
+        name,
+        version: versionOf(req.model_version),
+        transport: 'grpc',
+        verb: infer,
+        codec,
+        input: req,
+        headers: metadataHeaders(call.metadata),
+        signal: callGone(call),
+      });
+      sendModelMetadata(call, answer.responseHeaders);
+      const bytes = answer.message.body;
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
         throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
       }

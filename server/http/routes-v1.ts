@@ -1,14 +1,15 @@
 /** KServe V1 protocol routes. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v1DialectFor } from '../../protocols/v1/dialects.js';
-import { parseJson } from '../../protocols/v2/rest-request.js';
 import { errors } from '../../protocols/errors.js';
+import { type Verb, explain as explainVerb, infer as inferVerb } from '../pipeline/verbs.js';
+import type { Codec, Decoded } from '../pipeline/codec.js';
 import { bodyBytes } from './body-parsers.js';
 import { clientGone } from './client-gone.js';
-import { replyInKind } from './cloud-events.js';
-import type { InferenceScope } from '../inference-scope.js';
 import type { HttpContext } from './context.js';
-import { requestHeaders, sendModelHeaders } from './model-headers.js';
+import { type RestMessage, v1ExplainCodec, v1PredictCodec } from './infer-codecs.js';
+import { requestHeaders } from './model-headers.js';
+import { sendAnswer } from './send-answer.js';
 import { docs, modelParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
@@ -23,40 +24,21 @@ function splitTarget(target: string): { name: string; verb: string } {
 
 export function v1Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
-  /** The request body in the model's V1 dialect, with the configured decode limits. */
-  function decodeBody(req: FastifyRequest, scope: InferenceScope) {
-    const dialect = v1DialectFor(scope.model.platform);
-    return { dialect, decoded: scope.decode((model) => dialect.decode(parseJson(bodyBytes(req.body).toString('utf8')), model, ctx.limits?.decode)) };
-  }
+  const predictCodec = v1PredictCodec(ctx.limits?.decode);
+  const explainCodec = v1ExplainCodec(ctx.limits?.decode);
 
-  async function predict(req: FastifyRequest, reply: FastifyReply, name: string) {
-    const scope = dataplane.open(name, undefined);
-    try {
-      const { dialect, decoded } = decodeBody(req, scope);
-      const headers = requestHeaders(req.headers);
-      scope.logRequest(decoded.request, bodyBytes(req.body), 'application/json', headers);
-      const response = await scope.infer(decoded.request, headers, clientGone(reply));
-      const body = scope.encode(() => dialect.encode(response, decoded));
-      scope.logResponse(body, 'application/json');
-      sendModelHeaders(reply, scope.responseHeaders);
-      return reply.send(replyInKind(req, reply, name, body, 'application/json'));
-    } finally {
-      scope.release();
-    }
-  }
-
-  /** Models that explain (SDK models) get the decoded request; the others answer 501 as before. */
-  async function explain(req: FastifyRequest, reply: FastifyReply, name: string) {
-    const scope = dataplane.open(name, undefined);
-    try {
-      if (!scope.explains) return dataplane.explain(name);
-      const { decoded } = decodeBody(req, scope);
-      const result = await scope.explain(decoded.request, requestHeaders(req.headers));
-      sendModelHeaders(reply, scope.responseHeaders);
-      return reply.type('application/json').send(JSON.stringify(result));
-    } finally {
-      scope.release();
-    }
+  async function run<D extends Decoded, R>(req: FastifyRequest, reply: FastifyReply, name: string, verb: Verb<R>, codec: Codec<Buffer, D, R, RestMessage>) {
+    const answer = await dataplane.run({
+      name,
+      version: undefined,
+      transport: 'rest',
+      verb,
+      codec,
+      input: bodyBytes(req.body),
+      headers: requestHeaders(req.headers),
+      signal: clientGone(reply),
+    });
+    return sendAnswer(req, reply, name, answer);
   }
 
   return async (app: FastifyInstance): Promise<void> => {
@@ -94,8 +76,8 @@ export function v1Routes(ctx: HttpContext) {
     };
     app.post<TargetParams>('/v1/models/:target', { onRequest, config: { docs: targetDocs } }, async (req, reply) => {
       const { name, verb } = splitTarget(req.params.target);
-      if (verb === 'predict') return predict(req, reply, name);
-      if (verb === 'explain') return explain(req, reply, name);
+      if (verb === 'predict') return run(req, reply, name, inferVerb, predictCodec);
+      if (verb === 'explain') return run(req, reply, name, explainVerb, explainCodec);
       throw errors.routeNotFound(req.method, req.url);
     });
   };

@@ -2,13 +2,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../protocols/errors.js';
 import type { ModelMetadata } from '../../protocols/tensor.js';
-import { HEADER_LENGTH_HEADER, decodeRestInferRequest, parseHeaderLength } from '../../protocols/v2/rest-request.js';
-import { encodeRestInferResponse } from '../../protocols/v2/rest-response.js';
+import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
+import { infer as inferVerb } from '../pipeline/verbs.js';
 import { bodyBytes } from './body-parsers.js';
 import { clientGone } from './client-gone.js';
-import { replyInKind } from './cloud-events.js';
 import type { HttpContext } from './context.js';
-import { requestHeaders, sendModelHeaders } from './model-headers.js';
+import { v2InferCodec } from './infer-codecs.js';
+import { requestHeaders } from './model-headers.js';
+import { sendAnswer } from './send-answer.js';
 import { docs, modelParams, versionParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
@@ -27,25 +28,21 @@ function metadataJson(m: ModelMetadata): unknown {
 export function v2Routes(ctx: HttpContext) {
   const { dataplane } = ctx;
 
+  const codec = v2InferCodec(ctx.limits?.decode);
+
   async function infer(req: FastifyRequest<ModelParams>, reply: FastifyReply) {
     const { name, version } = req.params;
-    const scope = dataplane.open(name, version);
-    try {
-      const body = bodyBytes(req.body);
-      const headerLength = parseHeaderLength(req.headers[HEADER_LENGTH_HEADER], body.byteLength);
-      const request = scope.decode(() => decodeRestInferRequest(body, headerLength, ctx.limits?.decode));
-      const headers = requestHeaders(req.headers);
-      scope.logRequest(request, body, headerLength === undefined ? 'application/json' : 'application/octet-stream', headers);
-      const response = await scope.infer(request, headers, clientGone(reply));
-      const encoded = scope.encode(() => encodeRestInferResponse(response, request));
-      const contentType = encoded.headerLength !== undefined ? 'application/octet-stream' : 'application/json';
-      scope.logResponse(encoded.body, contentType);
-      sendModelHeaders(reply, scope.responseHeaders);
-      if (encoded.headerLength !== undefined) void reply.header(HEADER_LENGTH_HEADER, String(encoded.headerLength));
-      return reply.send(replyInKind(req, reply, name, encoded.body, contentType));
-    } finally {
-      scope.release();
-    }
+    const answer = await dataplane.run({
+      name,
+      version,
+      transport: 'rest',
+      verb: inferVerb,
+      codec,
+      input: { body: bodyBytes(req.body), headerLength: req.headers[HEADER_LENGTH_HEADER] },
+      headers: requestHeaders(req.headers),
+      signal: clientGone(reply),
+    });
+    return sendAnswer(req, reply, name, answer);
   }
 
   function ready(req: FastifyRequest<ModelParams>) {

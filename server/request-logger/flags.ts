@@ -28,6 +28,11 @@ export interface RequestLoggerConfig {
   readonly concurrency: number;
   /** One POST's limit, connection included (ms). */
   readonly sendTimeoutMs: number;
+  /**
+   * gRPC inferences are logged too (the request and response messages, serialised protobuf).
+   * Off by default: KServe's agent logger proxies HTTP only, so its users see REST alone.
+   */
+  readonly grpc: boolean;
 }
 
 export const LOGGER_FLAGS: readonly FlagSpec[] = [
@@ -42,6 +47,7 @@ export const LOGGER_FLAGS: readonly FlagSpec[] = [
   { name: 'logger_queue_max_bytes', kind: 'int', dflt: String(64 * 1024 * 1024), help: 'bytes of event bodies held while the logger sink is slow; more are dropped and counted' },
   { name: 'logger_concurrency', kind: 'int', dflt: '8', help: 'events sent to the logger sink at once' },
   { name: 'logger_timeout_ms', kind: 'int', dflt: '5000', help: 'limit of one event POST to the logger sink (ms)' },
+  { name: 'logger_grpc', kind: 'bool', dflt: 'false', help: "log gRPC inferences too (KServe's agent logs HTTP only)" },
 ];
 
 /** Undefined when --logger_url is empty. Throws FlagError on a malformed value. */
@@ -70,5 +76,6 @@ export function requestLoggerFrom(flags: Flags, httpPort: number): RequestLogger
     queueMaxBytes: flags.int('logger_queue_max_bytes', 1),
     concurrency: flags.int('logger_concurrency', 1),
     sendTimeoutMs: flags.int('logger_timeout_ms', 1),
+    grpc: flags.bool('logger_grpc'),
   });
 }

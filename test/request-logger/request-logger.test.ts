@@ -9,10 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricValue } from '../helpers/http.js';
 import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
+import { grpcClient } from '../grpc/client.js';
+import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
+import type { ModelInferRequestMessage } from '../../protocols/grpc/messages.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  readonly raw: Buffer;
 }
 
 /** A sink that records every event and answers as `answer` says (never, with a status...). */
@@ -23,7 +27,8 @@ async function startSink(answer: 'ok' | 'never' | 500 = 'ok'): Promise<{ url: st
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      events.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const raw = Buffer.concat(chunks);
+      events.push({ headers: req.headers, body: raw.toString('utf8'), raw });
       if (answer === 'never') return;
       answered++;
       res.statusCode = answer === 'ok' ? 202 : answer;
@@ -183,6 +188,58 @@ describe('a sink that misbehaves never touches inference', () => {
     expect(answers).toEqual(Array(10).fill(200));
     await s.close();
     expect(sink.events).toHaveLength(20);
+  });
+});
+
+describe('request logging per transport', () => {
+  const grpcRequest = {
+    id: 'grpc-req',
+    model_name: 'iris',
+    inputs: [{ name: 'input', datatype: 'FP32', shape: ['1', '4'], contents: { fp32_contents: [6.8, 2.8, 4.8, 1.4] } }],
+  } as unknown as ModelInferRequestMessage;
+
+  async function serveBoth(flags: string[]): Promise<TestServer> {
+    const s = await startServer(['--model_name', 'iris', '--model_dir', IRIS_DIR, ...flags], { grpc: true });
+    cleanups.push(() => s.close());
+    return s;
+  }
+
+  it("gRPC is not logged by default, as KServe's HTTP-only agent", async () => {
+    const sink = await startSink();
+    cleanups.push(() => sink.close());
+    // One send at a time: events reach the sink in the order they were logged.
+    const s = await serveBoth(['--logger_url', sink.url, '--logger_concurrency', '1']);
+    const client = grpcClient(s.grpcAddress as string);
+    try {
+      expect((await client.infer(grpcRequest)).id).toBe('grpc-req');
+    } finally {
+      client.close();
+    }
+    expect((await fetch(`${s.url}/v2/models/iris/infer`, { method: 'POST', body: V2, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    await until('the V2 pair', () => sink.events.filter((e) => e.headers['ce-id'] === 'v2-req').length === 2);
+    expect(sink.events.map((e) => e.headers['ce-id'])).toEqual(['v2-req', 'v2-req']);
+  });
+
+  it('--logger_grpc logs ModelInfer as its serialised request and response messages, under the response id', async () => {
+    const sink = await startSink();
+    cleanups.push(() => sink.close());
+    const s = await serveBoth(['--logger_url', sink.url, '--logger_grpc']);
+    const client = grpcClient(s.grpcAddress as string);
+    let response;
+    try {
+      response = await client.infer(grpcRequest);
+    } finally {
+      client.close();
+    }
+    await until('two events', () => sink.events.length === 2);
+    const byType = (type: string) => sink.events.find((e) => e.headers['ce-type'] === `org.kubeflow.serving.inference.${type}`) as Received;
+    expect(byType('request').raw.equals(encodeModelInferRequest(grpcRequest))).toBe(true);
+    expect(byType('response').raw.byteLength).toBeGreaterThan(0);
+    for (const e of sink.events) {
+      expect(e.headers['ce-id']).toBe('grpc-req');
+      expect(e.headers['content-type']).toBe('application/x-protobuf');
+    }
+    expect(response.outputs.map((o) => o.name).sort()).toEqual(['label', 'probabilities']);
   });
 });
 
