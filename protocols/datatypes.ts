@@ -72,6 +72,8 @@ export interface DatatypeInfo {
   /** JSON `data` can carry this type (FP16 and BF16 have no JSON form, as in the anchor). */
   readonly json: boolean;
   readonly grpcField: GrpcContentsField | undefined;
+  /** Triton's model-configuration name (`config.pbtxt` `data_type`): TYPE_FP32, ...; BYTES is TYPE_STRING. */
+  readonly tritonType: string;
 }
 
 function row(
@@ -88,6 +90,7 @@ function row(
     bigint: opts.bigint ?? false,
     json: opts.json ?? true,
     grpcField,
+    tritonType: name === 'BYTES' ? 'TYPE_STRING' : `TYPE_${name}`,
   });
 }
 
@@ -113,6 +116,13 @@ const TABLE: ReadonlyMap<string, DatatypeInfo> = new Map<string, DatatypeInfo>([
 /** Looks up a datatype by its wire name; undefined when the name is not a V2 datatype. */
 export function datatypeInfo(name: string): DatatypeInfo | undefined {
   return TABLE.get(name);
+}
+
+const BY_TRITON_TYPE: ReadonlyMap<string, DatatypeInfo> = new Map([...TABLE.values()].map((info) => [info.tritonType, info]));
+
+/** Looks up a datatype by its Triton configuration name (TYPE_FP32, TYPE_STRING, ...); undefined for others. */
+export function datatypeOfTritonType(name: string): DatatypeInfo | undefined {
+  return BY_TRITON_TYPE.get(name);
 }
 
 export function isDatatype(name: unknown): name is Datatype {

@@ -4,7 +4,7 @@
  * by the caller; malformed known fields fail the model's load with a clear message.
  */
 import { readFile } from 'node:fs/promises';
-import type { Datatype } from '../../protocols/datatypes.js';
+import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
 
@@ -29,22 +29,6 @@ export interface ModelConfig {
   readonly ignoredFields: readonly string[];
 }
 
-const TRITON_TYPES = new Map<string, Datatype>([
-  ['TYPE_BOOL', 'BOOL'],
-  ['TYPE_UINT8', 'UINT8'],
-  ['TYPE_UINT16', 'UINT16'],
-  ['TYPE_UINT32', 'UINT32'],
-  ['TYPE_UINT64', 'UINT64'],
-  ['TYPE_INT8', 'INT8'],
-  ['TYPE_INT16', 'INT16'],
-  ['TYPE_INT32', 'INT32'],
-  ['TYPE_INT64', 'INT64'],
-  ['TYPE_FP16', 'FP16'],
-  ['TYPE_BF16', 'BF16'],
-  ['TYPE_FP32', 'FP32'],
-  ['TYPE_FP64', 'FP64'],
-  ['TYPE_STRING', 'BYTES'],
-]);
 
 const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters']);
 
@@ -80,7 +64,7 @@ function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefi
     const name = str(m, 'name');
     if (name === undefined) throw new Error(`config.pbtxt: every ${key} needs a name`);
     const typeName = one(m, 'data_type');
-    const datatype = typeof typeName === 'string' ? TRITON_TYPES.get(typeName) : undefined;
+    const datatype = typeof typeName === 'string' ? datatypeOfTritonType(typeName)?.name : undefined;
     if (datatype === undefined) throw new Error(`config.pbtxt: ${key} '${name}' has unknown data_type ${String(typeName)}`);
     const dims = (m.get('dims') ?? []).map((d) => {
       if (typeof d !== 'number' || !Number.isInteger(d) || d < -1) {
