@@ -1,7 +1,9 @@
 /**
  * InferenceService v1beta1 as far as kserve-ts implements it. Field names follow KServe's
  * `pkg/apis/serving/v1beta1` so manifests written for KServe apply unchanged; the CRD
- * schema (controller/crds/) rejects the fields this controller does not implement.
+ * schema (inference-service-crd.ts) rejects the fields this controller does not implement.
+ * These types have exactly the schema's fields (test/controller/crd-schema.test.ts): a
+ * field the CRD refuses is typed `unknown`, so no code can read it as if it were served.
  */
 import type { V1Container, V1ObjectMeta, V1PodSpec, V1ResourceRequirements } from '@kubernetes/client-node';
 
@@ -64,10 +66,13 @@ export interface ComponentExtensionSpec {
   containerConcurrency?: number;
   /** Seconds. */
   timeout?: number;
-  canaryTrafficPercent?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   logger?: LoggerSpec;
+  /** Refused by the CRD (dynamic batching is the model's config.pbtxt). */
+  batcher?: unknown;
+  /** Refused by the CRD (scaleMetric and scaleTarget instead). */
+  autoScaling?: unknown;
 }
 
 /**
@@ -78,6 +83,8 @@ export interface ComponentExtensionSpec {
 export type ComponentPodSpec = Partial<V1PodSpec>;
 
 export interface PredictorSpec extends ComponentExtensionSpec, ComponentPodSpec {
+  /** Knative mode only; KServe has it on every component, kserve-ts on the predictor. */
+  canaryTrafficPercent?: number;
   model?: ModelSpec;
   /** KServe's legacy framework specs, rewritten into `model` by the defaulter (see model-spec.ts). */
   sklearn?: LegacyFrameworkSpec;
@@ -90,6 +97,11 @@ export interface PredictorSpec extends ComponentExtensionSpec, ComponentPodSpec 
   pmml?: LegacyFrameworkSpec;
   lightgbm?: LegacyFrameworkSpec;
   paddle?: LegacyFrameworkSpec;
+  /** Refused by the CRD: KServe's names for what kserve-ts does not implement. */
+  name?: unknown;
+  storageUris?: unknown;
+  storageContainerName?: unknown;
+  workerSpec?: unknown;
 }
 
 export interface LegacyFrameworkSpec extends Partial<V1Container> {
@@ -114,6 +126,8 @@ export interface InferenceServiceSpec {
   predictor: PredictorSpec;
   transformer?: TransformerSpec;
   explainer?: ExplainerSpec;
+  /** Refused by the CRD (predictor.canaryTrafficPercent instead). */
+  canary?: unknown;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';

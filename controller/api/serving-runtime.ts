@@ -33,6 +33,14 @@ export interface ServingRuntimeSpec {
   resourceClaims?: V1PodResourceClaim[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Refused by the CRD: multi-node and ModelMesh. */
+  workerSpec?: unknown;
+  grpcEndpoint?: unknown;
+  grpcDataEndpoint?: unknown;
+  httpDataEndpoint?: unknown;
+  replicas?: unknown;
+  builtInAdapter?: unknown;
+  storageHelper?: unknown;
 }
 
 export interface ServingRuntime {

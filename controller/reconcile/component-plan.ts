@@ -5,7 +5,7 @@
  * Service.
  */
 import type { V1ContainerPort, V1PodSpec } from '@kubernetes/client-node';
-import type { ComponentExtensionSpec } from '../api/inference-service.js';
+import type { ComponentExtensionSpec, PredictorSpec } from '../api/inference-service.js';
 
 export type ComponentType = 'predictor' | 'transformer' | 'explainer';
 
@@ -21,5 +21,6 @@ export interface ComponentPlan {
   readonly podSpec: V1PodSpec;
   /** Ports of the serving container; the first is the HTTP port. */
   readonly ports: readonly V1ContainerPort[];
-  readonly scaling: ComponentExtensionSpec;
+  /** The component's scaling fields; only a predictor has a canary share. */
+  readonly scaling: ComponentExtensionSpec & Pick<PredictorSpec, 'canaryTrafficPercent'>;
 }

@@ -1,43 +1,17 @@
 /**
  * The PodSpec a component carries. KServe inlines a whole PodSpec into every component next
- * to its own fields (`ComponentExtensionSpec`, the predictor's model and framework specs), so
- * the pod fields are what is left once those are taken away; the CRD admits only known
- * PodSpec fields besides them, so nothing else can be left.
+ * to its own fields (`ComponentExtensionSpec`, the predictor's model and framework specs); the
+ * pod fields are the ones the CRD lists as such (api/inference-service-crd.ts), so a field
+ * added to a component there is never mistaken for a pod field here.
  */
 import type { V1PodSpec } from '@kubernetes/client-node';
 import type { ExplainerSpec, PredictorSpec, TransformerSpec } from '../api/inference-service.js';
-import { LEGACY_FRAMEWORK_FIELDS } from '../api/model-spec.js';
+import { POD_FIELDS } from '../api/inference-service-crd.js';
 
-/** KServe's component fields that are not pod fields. */
-const COMPONENT_FIELDS: readonly string[] = [
-  'name',
-  'model',
-  ...LEGACY_FRAMEWORK_FIELDS,
-  'storageUris',
-  'storageContainerName',
-  'workerSpec',
-  'minReplicas',
-  'maxReplicas',
-  'scaleTarget',
-  'scaleMetric',
-  'scaleMetricType',
-  'containerConcurrency',
-  'timeout',
-  'canaryTrafficPercent',
-  'logger',
-  'batcher',
-  'labels',
-  'annotations',
-  'deploymentStrategy',
-  'autoScaling',
-  'art',
-  'alibi',
-];
+const POD_FIELD_NAMES: readonly string[] = Object.keys(POD_FIELDS);
 
 /** The component's pod fields, `containers` excluded (each plan places the containers). */
 export function componentPodSpec(component: PredictorSpec | TransformerSpec | ExplainerSpec): Partial<V1PodSpec> {
-  const out: Record<string, unknown> = { ...component };
-  for (const k of COMPONENT_FIELDS) delete out[k];
-  delete out['containers'];
-  return out as Partial<V1PodSpec>;
+  const given = component as Record<string, unknown>;
+  return Object.fromEntries(POD_FIELD_NAMES.filter((k) => given[k] !== undefined).map((k) => [k, given[k]])) as Partial<V1PodSpec>;
 }

@@ -8,8 +8,13 @@
  *
  * Shapes are open: fields they do not list are not checked (the handlers never read them).
  * Messages never quote a value, only its JSON type, so no credential reaches a message.
+ *
+ * A custom resource's shape is derived from its CRD's schema (`shapeOfSchema`), so a field
+ * added to the CRD is checked here too; only the Kubernetes types a CRD keeps as written
+ * (containers, a model's container fields) and the Pod are written out below.
  */
-import { LEGACY_FRAMEWORK_FIELDS } from '../api/model-spec.js';
+import type { OpenApiSchema } from '../api/crd.js';
+import { CONTAINER_SCHEMA, INFERENCE_SERVICE_SPEC_SCHEMA, LEGACY_FRAMEWORK_SCHEMA, MODEL_SCHEMA } from '../api/inference-service-crd.js';
 
 export type Shape =
   | 'string'
@@ -113,44 +118,61 @@ const POD_SPEC_FIELDS: Readonly<Record<string, Shape>> = {
 
 export const POD_SHAPE: Shape = { fields: { metadata: METADATA_SHAPE, spec: { fields: POD_SPEC_FIELDS } } };
 
-const STORAGE: Shape = { fields: { key: 'string', path: 'string', parameters: stringMap, serviceAccountName: 'string' } };
+/**
+ * Fields of the Kubernetes types a CRD embeds with `x-kubernetes-preserve-unknown-fields`,
+ * keyed by the schema that embeds them: the API server keeps whatever such an object holds,
+ * so the webhooks check the fields they read themselves.
+ */
+const EMBEDDED: ReadonlyMap<OpenApiSchema, Readonly<Record<string, Shape>>> = new Map([
+  [CONTAINER_SCHEMA, CONTAINER_FIELDS],
+  [MODEL_SCHEMA, CONTAINER_FIELDS],
+  [LEGACY_FRAMEWORK_SCHEMA, CONTAINER_FIELDS],
+]);
 
-const MODEL: Shape = {
-  fields: {
-    ...CONTAINER_FIELDS,
-    modelFormat: { fields: { name: 'string', version: 'string' } },
-    runtime: 'string',
-    storageUri: 'string',
-    runtimeVersion: 'string',
-    protocolVersion: 'string',
-    storage: STORAGE,
-  },
-};
+/**
+ * The shape of what `schema` admits: its types, its listed fields (with the fields of an
+ * embedded Kubernetes type, `embedded`, where it keeps unknown fields), its maps and lists.
+ * Undefined where the schema admits more than one JSON type (`x-kubernetes-int-or-string`):
+ * such a field is not checked.
+ */
+export function shapeOfSchema(schema: OpenApiSchema, embedded: ReadonlyMap<OpenApiSchema, Readonly<Record<string, Shape>>> = EMBEDDED): Shape | undefined {
+  switch (schema.type) {
+    case 'string':
+    case 'boolean':
+      return schema.type;
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'array': {
+      const item = schema.items && shapeOfSchema(schema.items, embedded);
+      if (item === undefined) throw new Error('a CRD list must say the JSON type of its items');
+      return { list: item };
+    }
+    case 'object': {
+      if (schema.additionalProperties) {
+        const value = shapeOfSchema(schema.additionalProperties, embedded);
+        return value === undefined ? 'object' : { map: value };
+      }
+      const fields: Record<string, Shape> = { ...embedded.get(schema) };
+      for (const [k, s] of Object.entries(schema.properties ?? {})) {
+        const shape = shapeOfSchema(s, embedded);
+        if (shape !== undefined) fields[k] = shape;
+      }
+      return Object.keys(fields).length === 0 ? 'object' : { fields };
+    }
+    default:
+      return undefined;
+  }
+}
 
-const COMPONENT_FIELDS: Readonly<Record<string, Shape>> = {
-  ...POD_SPEC_FIELDS,
-  minReplicas: 'number',
-  maxReplicas: 'number',
-  scaleTarget: 'number',
-  scaleMetric: 'string',
-  containerConcurrency: 'number',
-  timeout: 'number',
-  canaryTrafficPercent: 'number',
-  labels: stringMap,
-  annotations: stringMap,
-};
-
-
+/**
+ * The InferenceService as its CRD describes it. `status` is the controller's and kept as
+ * written by the CRD; the webhooks read its deploymentMode.
+ */
 export const INFERENCE_SERVICE_SHAPE: Shape = {
   fields: {
     metadata: METADATA_SHAPE,
-    spec: {
-      fields: {
-        // Each legacy framework spec is a container plus the model fields.
-        predictor: { fields: { ...COMPONENT_FIELDS, model: MODEL, ...Object.fromEntries(LEGACY_FRAMEWORK_FIELDS.map((f) => [f, MODEL])) } },
-        transformer: { fields: COMPONENT_FIELDS },
-      },
-    },
+    spec: shapeOfSchema(INFERENCE_SERVICE_SPEC_SCHEMA)!,
     status: { fields: { deploymentMode: 'string' } },
   },
 };

@@ -1,0 +1,257 @@
+/**
+ * The InferenceService CRD: the one description of its fields (see crd.ts). Field names are
+ * KServe's, so manifests written for KServe apply unchanged. Fields KServe has and kserve-ts
+ * does not implement are listed and refused by a validation rule whose message says so (not
+ * silently pruned); any other unknown field is refused by strict field validation (kubectl's
+ * default) and pruned otherwise.
+ *
+ * Adding a component field: a property in COMPONENT_EXTENSION below (or in one component),
+ * the field in the TypeScript type (api/inference-service.ts; the test says which one is
+ * missing), `npm run crds`. The admission shape and the pod-field split follow from here.
+ */
+import { KSERVE_CONTAINER } from '../constants.js';
+import { type OpenApiSchema, type ValidationRule, customResourceDefinition, schema } from './crd.js';
+import { ISVC_GROUP, ISVC_KIND, ISVC_PLURAL, ISVC_VERSION, PROTOCOL_VERSIONS } from './inference-service.js';
+import { LEGACY_FRAMEWORK_FIELDS } from './model-spec.js';
+
+const { string, boolean, anyObject, stringMap, listOf, refuse } = schema;
+const int32 = (minimum?: number): OpenApiSchema => ({ type: 'integer', format: 'int32', ...(minimum === undefined ? {} : { minimum }) });
+const int64 = (minimum?: number): OpenApiSchema => ({ type: 'integer', format: 'int64', ...(minimum === undefined ? {} : { minimum }) });
+const anyObjects = listOf(anyObject);
+/** A named item whose other fields the API server validates when the Deployment is applied. */
+const namedItem = (): OpenApiSchema => ({ type: 'object', required: ['name'], 'x-kubernetes-preserve-unknown-fields': true, properties: { name: string } });
+
+const protocolVersion: OpenApiSchema = { type: 'string', enum: PROTOCOL_VERSIONS };
+
+const storage: OpenApiSchema = {
+  type: 'object',
+  properties: { key: string, path: string, serviceAccountName: string, parameters: stringMap },
+};
+
+/** `predictor.model`: a container (kept as written) plus the model's own fields. */
+export const MODEL_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  required: ['modelFormat'],
+  'x-kubernetes-preserve-unknown-fields': true,
+  properties: {
+    modelFormat: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, version: string } },
+    runtime: string,
+    storageUri: string,
+    runtimeVersion: string,
+    protocolVersion,
+    storage,
+  },
+};
+
+/** KServe's legacy framework specs: a container plus the model fields; the defaulting webhook rewrites each into `model` with that format. */
+export const LEGACY_FRAMEWORK_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  'x-kubernetes-preserve-unknown-fields': true,
+  properties: { storageUri: string, runtimeVersion: string, protocolVersion, storage },
+};
+
+/** A container (or init container) of a component: its other fields are the Kubernetes Container type's. */
+export const CONTAINER_SCHEMA: OpenApiSchema = namedItem();
+
+const containers: OpenApiSchema = { type: 'array', maxItems: 64, items: CONTAINER_SCHEMA };
+
+/**
+ * The PodSpec KServe inlines into every component, `containers` excepted (each component
+ * says how many it needs). Pod and container contents are validated by the API server when
+ * the Deployment is applied.
+ */
+export const POD_FIELDS: Readonly<Record<string, OpenApiSchema>> = {
+  activeDeadlineSeconds: int64(1),
+  affinity: anyObject,
+  automountServiceAccountToken: boolean,
+  dnsConfig: anyObject,
+  dnsPolicy: string,
+  enableServiceLinks: boolean,
+  ephemeralContainers: anyObjects,
+  hostAliases: anyObjects,
+  hostIPC: boolean,
+  hostNetwork: boolean,
+  hostPID: boolean,
+  hostUsers: boolean,
+  hostname: string,
+  hostnameOverride: string,
+  imagePullSecrets: listOf({ type: 'object', properties: { name: string } }),
+  initContainers: listOf(CONTAINER_SCHEMA),
+  nodeName: string,
+  nodeSelector: stringMap,
+  os: anyObject,
+  overhead: anyObject,
+  preemptionPolicy: string,
+  priority: int32(),
+  priorityClassName: string,
+  readinessGates: anyObjects,
+  resourceClaims: anyObjects,
+  resources: anyObject,
+  restartPolicy: string,
+  runtimeClassName: string,
+  schedulerName: string,
+  schedulingGates: anyObjects,
+  securityContext: anyObject,
+  serviceAccount: string,
+  serviceAccountName: string,
+  setHostnameAsFQDN: boolean,
+  shareProcessNamespace: boolean,
+  subdomain: string,
+  terminationGracePeriodSeconds: int64(0),
+  tolerations: anyObjects,
+  topologySpreadConstraints: anyObjects,
+  volumes: listOf(namedItem()),
+};
+
+/** KServe's `ComponentExtensionSpec` fields that kserve-ts implements on every component. */
+const COMPONENT_EXTENSION: Readonly<Record<string, OpenApiSchema>> = {
+  minReplicas: int32(0),
+  maxReplicas: int32(0),
+  scaleTarget: int32(1),
+  scaleMetric: { type: 'string', enum: ['cpu', 'memory', 'concurrency', 'rps'] },
+  containerConcurrency: int64(0),
+  timeout: int64(1),
+  labels: stringMap,
+  annotations: stringMap,
+};
+
+/**
+ * KServe's `LoggerSpec`. The server logs in process (--logger_* arguments); what only
+ * KServe's agent sidecar does is refused here and by the validator.
+ */
+const LOGGER: OpenApiSchema = {
+  type: 'object',
+  'x-kubernetes-validations': [
+    refuse('storage', 'logger.storage (request logs written to storage) is not supported by kserve-ts: its server sends CloudEvents to logger.url'),
+    refuse('metadataAnnotations', 'logger.metadataAnnotations is not supported by kserve-ts: use logger.metadataHeaders'),
+    refuse('marshallerUrl', 'logger.marshallerUrl is not supported by kserve-ts: events are sent as JSON CloudEvents'),
+    { rule: '!has(self.batchSize) && !has(self.batchInterval)', message: 'logger.batchSize and logger.batchInterval are not supported by kserve-ts: each event is sent on its own' },
+  ],
+  properties: {
+    url: string,
+    mode: { type: 'string', enum: ['all', 'request', 'response'] },
+    metadataHeaders: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1 } },
+    metadataAnnotations: listOf(string),
+    storage: anyObject,
+    marshallerUrl: string,
+    batchSize: { type: 'integer' },
+    batchInterval: { 'x-kubernetes-int-or-string': true },
+  },
+};
+
+/** The fields every component ends with: the logger, and KServe's batcher and autoScaling (listed so they are refused by name). */
+const COMPONENT_TAIL: Readonly<Record<string, OpenApiSchema>> = { logger: LOGGER, batcher: anyObject, autoScaling: anyObject };
+
+function refusedScaling(component: string, batcherHint = ''): ValidationRule[] {
+  return [
+    refuse('batcher', `${component}.batcher is not supported by kserve-ts${batcherHint}`),
+    refuse('autoScaling', `${component}.autoScaling is not supported by kserve-ts; use scaleMetric and scaleTarget`),
+  ];
+}
+
+/**
+ * KServe's GetImplementations: each framework spec and model count one; the containers count
+ * one when one is named kserve-container, or when nothing else is set (so model + a
+ * transformer-container sidecar is one). The message is KServe's.
+ */
+function exactlyOneImplementation(): ValidationRule {
+  const specs = `[${[...LEGACY_FRAMEWORK_FIELDS, 'model'].map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size()`;
+  return {
+    rule:
+      `${specs} + (has(self.containers) && self.containers.exists(c, c.name == '${KSERVE_CONTAINER}') ? 1 : 0) == 1` +
+      ` || (${specs} == 0 && has(self.containers) && size(self.containers) > 0)`,
+    message:
+      'exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec',
+  };
+}
+
+export const PREDICTOR_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  'x-kubernetes-validations': [
+    refuse('storageUris', 'predictor.storageUris is not supported by kserve-ts; use predictor.model.storageUri'),
+    refuse('workerSpec', 'predictor.workerSpec (multi-node) is not supported by kserve-ts'),
+    ...refusedScaling('predictor', "; configure dynamic batching in the model's config.pbtxt"),
+    refuse('name', "predictor.name is not supported by kserve-ts: the predictor's objects are always named <isvc>-predictor"),
+    refuse('storageContainerName', 'predictor.storageContainerName is not supported by kserve-ts (no ClusterStorageContainer selection)'),
+    exactlyOneImplementation(),
+  ],
+  properties: {
+    // Listed so the rule above can name it (KServe: objects named <isvc>-<name>-predictor).
+    name: string,
+    model: MODEL_SCHEMA,
+    ...Object.fromEntries(LEGACY_FRAMEWORK_FIELDS.map((f) => [f, LEGACY_FRAMEWORK_SCHEMA])),
+    containers,
+    ...POD_FIELDS,
+    ...COMPONENT_EXTENSION,
+    canaryTrafficPercent: { type: 'integer', format: 'int64', minimum: 0, maximum: 100 },
+    // Listed so the validation rules above can name them.
+    storageUris: anyObjects,
+    storageContainerName: string,
+    workerSpec: anyObject,
+    ...COMPONENT_TAIL,
+  },
+};
+
+export const TRANSFORMER_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  required: ['containers'],
+  'x-kubernetes-validations': refusedScaling('transformer'),
+  properties: { containers, ...POD_FIELDS, ...COMPONENT_EXTENSION, ...COMPONENT_TAIL },
+};
+
+/**
+ * KServe's ExplainerSpec with custom containers. The built-in explainers are listed so they
+ * are refused by name: ART (still in KServe), and alibi (which KServe removed).
+ */
+export const EXPLAINER_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  'x-kubernetes-validations': [
+    {
+      rule: '!has(self.art) && !has(self.alibi)',
+      message:
+        'built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts: give explainer.containers running your explainer',
+    },
+    { rule: 'has(self.art) || has(self.alibi) || (has(self.containers) && size(self.containers) > 0)', message: 'spec.explainer.containers must name at least one container' },
+    ...refusedScaling('explainer'),
+  ],
+  properties: { containers, ...POD_FIELDS, ...COMPONENT_EXTENSION, ...COMPONENT_TAIL, art: anyObject, alibi: anyObject },
+};
+
+export const INFERENCE_SERVICE_SPEC_SCHEMA: OpenApiSchema = {
+  type: 'object',
+  required: ['predictor'],
+  'x-kubernetes-validations': [refuse('canary', 'spec.canary is not supported by kserve-ts; use predictor.canaryTrafficPercent (Knative mode)')],
+  properties: {
+    predictor: PREDICTOR_SCHEMA,
+    transformer: TRANSFORMER_SCHEMA,
+    explainer: EXPLAINER_SCHEMA,
+    // Listed so the rule above can name it.
+    canary: anyObjects,
+  },
+};
+
+/** The components of an InferenceService, in the order their objects are made. */
+export const COMPONENT_SCHEMAS = { predictor: PREDICTOR_SCHEMA, transformer: TRANSFORMER_SCHEMA, explainer: EXPLAINER_SCHEMA } as const;
+
+export const INFERENCE_SERVICE_CRD = customResourceDefinition({
+  comment: `InferenceService ${ISVC_VERSION} as implemented by kserve-ts. Field names are KServe's, so
+manifests written for KServe apply unchanged. Fields KServe has and kserve-ts does not
+implement are listed and rejected by a validation rule with a message saying so (not
+silently pruned); any other unknown field is rejected by strict field validation
+(kubectl's default) and pruned otherwise.`,
+  group: ISVC_GROUP,
+  version: ISVC_VERSION,
+  kind: ISVC_KIND,
+  plural: ISVC_PLURAL,
+  singular: 'inferenceservice',
+  shortNames: ['isvc'],
+  scope: 'Namespaced',
+  printerColumns: [
+    { name: 'URL', type: 'string', jsonPath: '.status.url' },
+    { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+    { name: 'Mode', type: 'string', jsonPath: '.status.deploymentMode' },
+    { name: 'Runtime', type: 'string', priority: 1, jsonPath: '.status.servingRuntimeName' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+  spec: INFERENCE_SERVICE_SPEC_SCHEMA,
+});

@@ -1,0 +1,14 @@
+/** The types test/controller/crd-schema.test.ts compares with their CRD schemas, exported from one module. */
+export type { V1Container } from '@kubernetes/client-node';
+export type {
+  ExplainerSpec,
+  InferenceServiceSpec,
+  LegacyFrameworkSpec,
+  LoggerSpec,
+  ModelFormat,
+  ModelSpec,
+  PredictorSpec,
+  StorageSpec,
+  TransformerSpec,
+} from '../../controller/api/inference-service.js';
+export type { ServingRuntimeSpec, SupportedModelFormat } from '../../controller/api/serving-runtime.js';
