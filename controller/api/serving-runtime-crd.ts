@@ -44,6 +44,8 @@ export const SERVING_RUNTIME_SPEC_SCHEMA: OpenApiSchema = {
     affinity: anyObject,
     tolerations: listOf(anyObject),
     imagePullSecrets: listOf({ type: 'object', properties: { name: string } }),
+    schedulerName: string,
+    resourceClaims: listOf(anyObject),
     labels: stringMap,
     annotations: stringMap,
     // Listed so the validation rules above can name them.

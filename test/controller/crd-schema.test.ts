@@ -74,6 +74,7 @@ const ISVC_PAIRS: Pair[] = [
 ];
 
 const RUNTIME_PAIRS: Pair[] = [
+  { type: 'ServingRuntimeSpec', schema: SERVING_RUNTIME_SPEC_SCHEMA, path: [] },
   { type: 'SupportedModelFormat', schema: { properties: { f: SERVING_RUNTIME_SPEC_SCHEMA.properties!['supportedModelFormats']!.items! } }, path: ['f'] },
 ];
 
