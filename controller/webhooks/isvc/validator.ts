@@ -92,11 +92,11 @@ export function validateInferenceService(isvc: InferenceService, defaultDeployme
   return problems;
 }
 
-/** KServe's built-in explainers; KServe removed alibi, then ART, so only custom containers remain. */
+/** KServe's built-in explainers: ART (still in KServe) and alibi (removed from KServe). kserve-ts runs custom explainer containers only. */
 const BUILT_IN_EXPLAINERS = ['art', 'alibi'] as const;
 
 function builtInExplainerMessage(found: readonly string[]): string {
-  return `spec.explainer.${found.join(', spec.explainer.')}: built-in explainers are not supported by kserve-ts (KServe has removed them too); give spec.explainer.containers running your explainer, which is told --predictor_host`;
+  return `spec.explainer.${found.join(', spec.explainer.')}: built-in explainers are not supported by kserve-ts; give spec.explainer.containers running your explainer, which is told --predictor_host`;
 }
 
 /**

@@ -115,7 +115,7 @@ describe('InferenceService validation: rejected', () => {
     ['canary traffic in Standard', { predictor: model({}, { canaryTrafficPercent: 10 }) }, 'canaryTrafficPercent is only supported in Knative mode (this InferenceService is Standard)'],
     ['transformer without containers', { transformer: { containers: [] } }, 'spec.transformer.containers must name at least one container'],
     ['transformer replicas', { transformer: { containers: [{ name: 't' }], minReplicas: 4, maxReplicas: 1 } }, 'spec.transformer.minReplicas (4) cannot be greater than maxReplicas (1)'],
-    ['built-in ART explainer', { explainer: { art: { type: 'SquareAttack', storageUri: 'gs://e' } } }, 'spec.explainer.art: built-in explainers are not supported by kserve-ts (KServe has removed them too); give spec.explainer.containers'],
+    ['built-in ART explainer', { explainer: { art: { type: 'SquareAttack', storageUri: 'gs://e' } } }, 'spec.explainer.art: built-in explainers are not supported by kserve-ts; give spec.explainer.containers'],
     ['built-in alibi explainer', { explainer: { alibi: { type: 'AnchorTabular' } } }, 'spec.explainer.alibi: built-in explainers are not supported'],
     ['explainer without containers', { explainer: { minReplicas: 1 } }, 'spec.explainer.containers must name at least one container'],
     ['explainer replicas', { explainer: { containers: [{ name: 'e' }], minReplicas: 3, maxReplicas: 2 } }, 'spec.explainer.minReplicas (3) cannot be greater than maxReplicas (2)'],
