@@ -20,7 +20,7 @@ import { Parser, type ReadEntry } from 'tar';
 import { COMPRESSION_NAME, decompressor, type TarCompression } from './decompress.js';
 import yauzl from 'yauzl';
 import type { Limits } from './config.js';
-import { StorageError } from './errors.js';
+import { errors, StorageError } from './errors.js';
 
 export type ArchiveKind = 'zip' | 'tar' | TarCompression;
 
@@ -30,13 +30,16 @@ const ENDINGS: ReadonlyArray<readonly [string, ArchiveKind]> = [
   ['.tgz', 'tgz'], ['.tbz2', 'tbz2'], ['.tbz', 'tbz2'], ['.txz', 'txz'], ['.zip', 'zip'], ['.tar', 'tar'],
 ];
 
+/** The name endings of archives that are unpacked, longest first. */
+export const ARCHIVE_ENDINGS: readonly string[] = ENDINGS.map(([ending]) => ending);
+
 export function archiveKind(name: string): ArchiveKind | undefined {
   const n = name.toLowerCase();
   return ENDINGS.find(([ending]) => n.endsWith(ending))?.[1];
 }
 
 function unsafe(msg: string): StorageError {
-  return new StorageError('unsafe_archive', msg);
+  return errors.unsafeArchive(msg);
 }
 
 /** The absolute path an archive member may be written to, or a refusal. */
@@ -238,7 +241,7 @@ async function extractTar(file: string, compression: TarCompression | undefined,
     if (compression) await pipeline(createReadStream(file), decompressor(compression), parser);
     else await pipeline(createReadStream(file), parser);
   } catch (err) {
-    throw failure ?? new StorageError('invalid', `not a valid ${compression ? `${COMPRESSION_NAME[compression]}-compressed ` : ''}tar archive: ${(err as Error)?.message ?? String(err)}`);
+    throw failure ?? errors.badArchive(`${compression ? `${COMPRESSION_NAME[compression]}-compressed ` : ''}tar`, (err as Error)?.message ?? String(err));
   }
   await Promise.all(writes);
   if (failure) throw failure;
@@ -254,7 +257,7 @@ interface ZipMember {
 const ZIP_LOCAL_HEADER = 30;
 
 function zipError(e: unknown): StorageError {
-  return e instanceof StorageError ? e : new StorageError('invalid', `not a valid zip archive: ${(e as Error)?.message ?? 'unreadable'}`);
+  return e instanceof StorageError ? e : errors.badArchive('zip', (e as Error)?.message ?? 'unreadable');
 }
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
@@ -359,7 +362,7 @@ async function extractZip(file: string, ex: Extraction): Promise<void> {
         else if (m.type === 0o120000) ex.addLink('symlink', m.name, await readLinkTarget(await openEntry(zip, m.entry), m.name));
         else await ex.file(m.name, () => openEntry(zip, m.entry), m.mode, crcCheck(m.entry.crc32));
       } catch (e) {
-        throw e instanceof StorageError ? e : new StorageError('invalid', `not a valid zip archive: member '${m.name}': ${(e as Error).message}`);
+        throw e instanceof StorageError ? e : errors.badArchive('zip', `member '${m.name}': ${(e as Error).message}`);
       }
     }
   } finally {

@@ -6,45 +6,46 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { FlagError, type FlagSpec, parseFlags } from '../cli/flags.js';
-import { loadConfig } from './config.js';
-import { storeSecrets } from './config-stores.js';
+import { ARCHIVE_ENDINGS } from './archive.js';
+import { configSecrets, loadConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { download } from './download.js';
-import type { Config } from './config.js';
-import { Scrubber, redact, uriSecrets } from './redact.js';
-import { PROVIDER_LOADERS } from './providers/index.js';
-import { ProviderSet, registerProvider } from './registry.js';
+import { Scrubber, redact } from './redact.js';
+import { ProviderSet } from './registry.js';
 import type { Log } from './progress.js';
+import { DOWNLOADED_SCHEME_NAMES, STORAGE_HOST_ROUTES, STORAGE_SCHEMES } from './schemes.js';
 
-for (const [scheme, load] of Object.entries(PROVIDER_LOADERS)) registerProvider(scheme, load);
+/** `text` broken into lines of at most `width` characters at spaces. */
+function wrap(text: string, width = 96): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
+
+/** What a source can be, from the scheme table (schemes.ts): every scheme and host route it downloads. */
+const SOURCES = wrap(
+  `Sources: ${[...DOWNLOADED_SCHEME_NAMES.map((s) => STORAGE_SCHEMES[s].example), ...Object.values(STORAGE_HOST_ROUTES).map((r) => r.example)].join(', ')}, ` +
+    `or a local path. A single archive (${ARCHIVE_ENDINGS.join(' ')}) is unpacked. ${STORAGE_SCHEMES.pvc.example} is not downloaded: the pod webhook mounts the claim.`,
+);
 
 export const USAGE = `Usage: storage-initializer [--cache_dir DIR] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 
 Downloads each source into its destination folder (created if missing), atomically.
-Sources: s3://bucket/path, gs://bucket/path, https://account.blob.core.windows.net/container/path,
-hf://owner/model[:revision], hdfs://path or webhdfs://path,
-http(s)://host/file[.zip|.tar|.tar.gz|.tgz|.tar.bz2|.tar.xz], file:///path or a local path. --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache
-shared by runs on one node. --concurrency (or STORAGE_CONCURRENCY): requests in flight, default
-auto (measured). Configuration is read from the environment (see README.md,
-"Storage initializer").`;
+${SOURCES}
+--cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache shared by runs on one node.
+--concurrency (or STORAGE_CONCURRENCY): requests in flight, default auto (measured).
+Configuration is read from the environment (see README.md, "Storage initializer").`;
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'cache_dir', kind: 'string', placeholder: 'DIR', help: 'content-addressed cache shared by runs on one node (env STORAGE_CACHE_DIR)' },
   { name: 'concurrency', kind: 'string', placeholder: 'N|auto', help: 'requests in flight: a number, or auto (the default: chosen from the measured rate; env STORAGE_CONCURRENCY)' },
 ];
-
-/** Every credential the config holds, for the output scrubber. */
-function configSecrets(config: Config): string[] {
-  const out = [config.s3.accessKeyId, config.s3.secretAccessKey, config.s3.sessionToken, ...storeSecrets(config)].filter((s): s is string => !!s);
-  // User info or a token in a configured endpoint (AWS_ENDPOINT_URL, HF_ENDPOINT...).
-  for (const ep of [config.s3.endpoint, config.gcs.endpoint, config.hf.endpoint, config.azure.blobEndpoint, config.azure.fileEndpoint, ...config.hdfs.namenodes]) {
-    if (ep) out.push(...uriSecrets(ep));
-  }
-  for (const h of config.httpHeaders.values()) {
-    for (const v of Object.values(h)) out.push(v, ...v.split(/\s+/).filter((w) => w.length >= 8));
-  }
-  return out;
-}
 
 const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);
 

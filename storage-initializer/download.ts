@@ -23,7 +23,7 @@ import { archiveKind, extractArchive, memberPath } from './archive.js';
 import { cacheHit, cacheKey, cacheStore } from './cache.js';
 import { TMP_PREFIX, commit, recover } from './commit.js';
 import type { Config } from './config.js';
-import { StorageError, networkError } from './errors.js';
+import { errors, StorageError, networkError } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { HashPool, hashWorkers, type HashSession } from './hash-pool.js';
 import { MultipartCheck } from './multipart-etag.js';
@@ -115,7 +115,7 @@ class Meter extends Transform {
   }
 
   private stall(what: string): void {
-    this.destroy(new StorageError('unreachable', `${what}: no data for ${(this.idleMs / 1000).toFixed(1)}s`, { retryable: true }));
+    this.destroy(errors.unreachable(`${what}: no data for ${(this.idleMs / 1000).toFixed(1)}s`));
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
@@ -153,13 +153,13 @@ class Meter extends Transform {
  */
 function checkDeclaredSizes(objects: readonly RemoteObject[], config: Config): void {
   const { maxBytes, maxFiles } = config.limits;
-  if (objects.length > maxFiles) throw new StorageError('invalid', `${objects.length} objects listed, more than STORAGE_MAX_FILES=${maxFiles}`);
+  if (objects.length > maxFiles) throw errors.limitExceeded(`${objects.length} objects listed, more than STORAGE_MAX_FILES=${maxFiles}`);
   let total = 0;
   for (const o of objects) {
     if (o.size === undefined) continue;
-    if (!Number.isSafeInteger(o.size) || o.size < 0) throw new StorageError('invalid', `${o.key}: the store declares an invalid size`);
+    if (!Number.isSafeInteger(o.size) || o.size < 0) throw errors.badAnswer(`${o.key}: the store declares an invalid size`);
     total += o.size;
-    if (total > maxBytes) throw new StorageError('invalid', `the listed objects total more than STORAGE_MAX_BYTES=${maxBytes} bytes (at ${o.key})`);
+    if (total > maxBytes) throw errors.limitExceeded(`the listed objects total more than STORAGE_MAX_BYTES=${maxBytes} bytes (at ${o.key})`);
   }
 }
 
@@ -184,7 +184,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     const keep = makeFilter(config.allowPatterns, config.ignorePatterns);
     const objects = listing.single ? listing.objects : listing.objects.filter((o) => keep(o.key));
     if (objects.length === 0) {
-      throw new StorageError('not_found', `${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
+      throw errors.notFound(`${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
     }
     checkDeclaredSizes(objects, config);
     const key = ctx.cacheDir ? cacheKey(uri, [...config.allowPatterns, '\0', ...config.ignorePatterns], objects) : undefined;
@@ -217,7 +217,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       try {
         file = memberPath(tmp, obj.key);
       } catch {
-        throw new StorageError('invalid', `object key '${obj.key}' would be written outside the destination`);
+        throw errors.outsideDestination(`object key '${obj.key}' would be written outside the destination`);
       }
       await mkdir(path.dirname(file), { recursive: true });
       const fh = await open(file, 'w');
@@ -287,8 +287,8 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           if (opened.skipChecksum) st.skipChecksum = true;
           const declared = expected ?? opened.length;
           meter = new Meter(config.readTimeoutMs, progress, what, declared !== undefined && Number.isSafeInteger(declared)
-            ? { bytes: declared, error: (w) => new StorageError('invalid', `${w}: the store sent more than the ${declared} bytes it declared`) }
-            : { bytes: config.limits.maxBytes, error: (w) => new StorageError('invalid', `${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
+            ? { bytes: declared, error: (w) => errors.badAnswer(`${w}: the store sent more than the ${declared} bytes it declared`) }
+            : { bytes: config.limits.maxBytes, error: (w) => errors.limitExceeded(`${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
           if (probe && !planned) {
             const m = meter;
             m.whenReceived(Math.min(PROBE_BYTES, expected ?? PROBE_BYTES), (bytes, bodyMs) => plan({ bytes, ttfbMs: (m.firstByteAt ?? sent) - sent, bodyMs }));
@@ -297,13 +297,13 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           await pipeline(opened.body, meter, out, { signal });
           const want = expected ?? opened.length;
           if (want !== undefined && meter.written !== want) {
-            throw new StorageError('unreachable', `${what}: connection closed after ${meter.written} of ${want} bytes`, { retryable: true });
+            throw errors.unreachable(`${what}: connection closed after ${meter.written} of ${want} bytes`);
           }
           const first = meter.firstByteAt ?? performance.now();
           timing = { bytes: meter.written, ttfbMs: first - sent, bodyMs: performance.now() - first };
         } catch (err) {
           if (meter) progress.bytes -= meter.written;
-          if (signal.aborted && !(err instanceof StorageError)) throw new StorageError('unreachable', `${what}: cancelled`);
+          if (signal.aborted && !(err instanceof StorageError)) throw errors.unreachable(`${what}: cancelled`, { retryable: false });
           throw err instanceof StorageError ? err : networkError(err, what);
         }
       });
@@ -383,7 +383,7 @@ export async function download(uri: string, dest: string, provider: StorageProvi
   async function verify(st: ObjectState): Promise<void> {
     const { obj, file } = st;
     const size = (await stat(file)).size;
-    if (obj.size !== undefined && size !== obj.size) throw new StorageError('checksum_mismatch', `${obj.key}: ${size} bytes written, the store lists ${obj.size}`);
+    if (obj.size !== undefined && size !== obj.size) throw errors.checksumMismatch(obj.key, `${size} bytes written, the store lists ${obj.size}`);
     if (!st.skipChecksum && st.partCheck && obj.multipart) {
       const check = await st.partCheck;
       if (check === undefined) log(`${obj.key}: the store does not tell the sizes of its ${obj.multipart.etag.parts} upload parts, so only its size is checked`);
@@ -402,9 +402,9 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     try {
       got = await st.hash.digest();
     } catch (err) {
-      throw new StorageError('checksum_mismatch', `${obj.key}: could not read it back to check it (${err instanceof Error ? err.message : String(err)})`);
+      throw errors.unverifiable(obj.key, err);
     }
     const [name, want] = obj.md5 ? ['MD5', obj.md5] : ['CRC32C', obj.crc32c];
-    if (got !== want) throw new StorageError('checksum_mismatch', `${obj.key}: ${name} ${got} does not match the store's ${want}`);
+    if (got !== want) throw errors.checksumMismatch(obj.key, `${name} ${got} does not match the store's ${want}`);
   }
 }

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { HashPool, HashSession } from './hash-pool.js';
-import { StorageError } from './errors.js';
+import { errors } from './errors.js';
 
 export interface MultipartEtag {
   /** Hex MD5 of the concatenated part MD5s (the ETag before the '-'). */
@@ -31,7 +31,7 @@ export function parseMultipartEtag(etag: string | undefined): MultipartEtag | un
 export function checkPartSizes(key: string, size: number, etag: MultipartEtag, sizes: readonly number[]): void {
   const sum = sizes.reduce((a, b) => a + b, 0);
   if (sizes.length !== etag.parts || sizes.some((s) => !Number.isSafeInteger(s) || s <= 0) || sum !== size) {
-    throw new StorageError('checksum_mismatch', `${key}: the store's ${sizes.length} part sizes (${sum} bytes) do not make up its ${etag.parts}-part ETag over ${size} bytes`);
+    throw errors.checksumMismatch(key, `the store's ${sizes.length} part sizes (${sum} bytes) do not make up its ${etag.parts}-part ETag over ${size} bytes`);
   }
 }
 
@@ -80,11 +80,11 @@ export class MultipartCheck {
     try {
       digests = await Promise.all(this.sessions.map((s) => s.digest()));
     } catch (err) {
-      throw new StorageError('checksum_mismatch', `${this.key}: could not read it back to check it (${err instanceof Error ? err.message : String(err)})`);
+      throw errors.unverifiable(this.key, err);
     }
     const got = multipartMd5(digests);
     const { md5, parts } = this.etag;
-    if (got !== md5) throw new StorageError('checksum_mismatch', `${this.key}: multipart ETag ${got}-${parts} does not match the store's ${md5}-${parts}`);
+    if (got !== md5) throw errors.checksumMismatch(this.key, `multipart ETag ${got}-${parts} does not match the store's ${md5}-${parts}`);
   }
 }
 

@@ -15,6 +15,7 @@
  * - Providers never log and never put credentials into error messages.
  */
 import type { Readable } from 'node:stream';
+import type { Env, StorageConfigObject } from './env.js';
 import type { MultipartEtag } from './multipart-etag.js';
 
 export interface RemoteObject {
@@ -63,4 +64,17 @@ export interface StorageProvider {
   list(uri: string): Promise<Listing>;
   read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject>;
   close?(): void;
+}
+
+/**
+ * What a provider reads from its environment, owned by the provider as a backend owns its
+ * flags (providers/<name>-settings.ts, free of SDK imports, listed in providers/settings.ts).
+ * Every provider's settings are read once at start-up, before any URI is looked at, so a
+ * malformed value fails a run whatever its URIs; `secrets` names the credentials among them
+ * (keys, tokens, user info in an endpoint), which the CLI's scrubber blanks in every line it
+ * prints.
+ */
+export interface ProviderSettings<S> {
+  read(env: Env, storageConfig: StorageConfigObject): S;
+  secrets(settings: S): readonly (string | undefined)[];
 }

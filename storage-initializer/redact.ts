@@ -41,8 +41,9 @@ function safeDecode(s: string): string {
 }
 
 /** The secret parts of a URI: user, password and every query value (raw and decoded). */
-export function uriSecrets(uri: string): string[] {
+export function uriSecrets(uri: string | undefined): string[] {
   const out: string[] = [];
+  if (uri === undefined) return out;
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri);
   const auth = m?.[1] ?? '';
   if (auth.includes('@')) {

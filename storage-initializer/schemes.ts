@@ -7,13 +7,14 @@
  * Pure data with no imports, on purpose: the controller imports this file, and anything it
  * imported (provider SDKs) would be pulled into the controller and its image.
  * Adding a scheme: a row here and its provider file in providers/ with a loader line in
- * providers/index.ts.
+ * providers/index.ts (and, if it reads settings, a `<name>-settings.ts` and a row in
+ * providers/settings.ts).
  */
 export const STORAGE_SCHEMES = Object.freeze({
   s3: { example: 's3://bucket/path' },
   gs: { example: 'gs://bucket/path' },
-  // Not downloaded: the pod webhook mounts the claim itself; the storage-initializer explains.
-  pvc: { example: 'pvc://claim[/path]' },
+  // Not downloaded: the pod webhook mounts the claim itself (pvc-uri.ts); the storage-initializer explains.
+  pvc: { example: 'pvc://claim[/path]', mounted: true },
   file: { example: 'file:///path' },
   http: { example: 'http://host/file' },
   https: { example: 'https://host/file' },
@@ -41,6 +42,11 @@ export type ProviderKey = StorageScheme | StorageRoute;
 
 /** In table order (the order error messages list them in). */
 export const STORAGE_SCHEME_NAMES: readonly StorageScheme[] = Object.freeze(Object.keys(STORAGE_SCHEMES) as StorageScheme[]);
+
+/** Schemes the storage-initializer downloads (pvc:// is mounted instead), in table order. */
+export const DOWNLOADED_SCHEME_NAMES: readonly StorageScheme[] = Object.freeze(
+  STORAGE_SCHEME_NAMES.filter((s) => !('mounted' in STORAGE_SCHEMES[s])),
+);
 
 export function isStorageScheme(s: string): s is StorageScheme {
   return Object.hasOwn(STORAGE_SCHEMES, s);

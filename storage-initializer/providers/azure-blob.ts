@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
 import { AnonymousCredential, ContainerClient, StorageSharedKeyCredential, type StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { Config } from '../config.js';
-import { StorageError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 import { azureContainerUrl, azureError, azurePipelineOptions, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
 
@@ -64,7 +64,7 @@ export class AzureBlobProvider implements StorageProvider {
     if (exact) return { single: true, objects: [object(exact, u.path.slice(u.path.lastIndexOf('/') + 1))] };
     const prefix = u.path === '' ? '' : `${u.path}/`;
     const objects = found.filter((b) => b.name.startsWith(prefix)).map((b) => object(b, b.name.slice(prefix.length)));
-    if (objects.length === 0) throw new StorageError('not_found', `no blob ${shown} and no blobs under it`);
+    if (objects.length === 0) throw errors.notFound(`no blob ${shown} and no blobs under it`);
     return { single: false, objects };
   }
 
@@ -72,7 +72,7 @@ export class AzureBlobProvider implements StorageProvider {
     const ref = object.ref as BlobRef;
     try {
       const res = await ref.container.getBlobClient(ref.name).download(range?.start ?? 0, range ? range.end - range.start + 1 : undefined, { abortSignal: signal, maxRetryRequests: 0 });
-      if (!res.readableStreamBody) throw new StorageError('unreachable', `${ref.uri}: no body`, { retryable: true });
+      if (!res.readableStreamBody) throw errors.unreachable(`${ref.uri}: no body`);
       return { body: res.readableStreamBody as Readable, length: res.contentLength };
     } catch (err) {
       throw azureError(err, ref.uri);

@@ -7,8 +7,8 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import type { Config } from '../config.js';
-import type { AzureConfig } from '../config-stores.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import type { AzureConfig } from './azure-settings.js';
+import { errors, StorageError, networkError, statusError } from '../errors.js';
 
 export interface AzureUri {
   account: string;
@@ -23,7 +23,7 @@ export interface AzureUri {
 
 export function parseAzureUri(uri: string, expected: string): AzureUri {
   const m = /^https:\/\/([^/?#]+)\/([^/?#]+)\/?([^?#]*)(\?[^#]*)?$/i.exec(uri);
-  if (!m) throw new StorageError('invalid', `expected ${expected}`, { uri });
+  if (!m) throw errors.malformedUri(uri, expected);
   const host = m[1]!;
   return { host, account: host.split('.')[0]!, container: decodeURIComponent(m[2]!), path: decodeURIComponent(m[3] ?? '').replace(/\/+$/, ''), query: m[4] ?? '' };
 }
@@ -50,9 +50,9 @@ export function azureError(err: unknown, what: string): StorageError {
   const e = err as { name?: string; statusCode?: number; code?: string; message?: string };
   const detail = e.code ?? '';
   if (e.name === 'AuthenticationRequiredError' || e.name === 'CredentialUnavailableError' || e.name === 'AuthenticationError') {
-    return new StorageError('access_denied', `${what}: service principal sign-in failed (${(e.message ?? '').split('\n')[0]})`, { cause: err });
+    return errors.accessDenied(`${what}: service principal sign-in failed (${(e.message ?? '').split('\n')[0]})`, err);
   }
-  if (DENIED.has(detail)) return new StorageError('access_denied', `${what}: ${detail}`, { cause: err });
+  if (DENIED.has(detail)) return errors.accessDenied(`${what}: ${detail}`, err);
   if (typeof e.statusCode === 'number' && e.statusCode > 0) return statusError(e.statusCode, what, detail);
   return networkError(err, what);
 }
@@ -63,7 +63,7 @@ export function azureError(err: unknown, what: string): StorageError {
  * undefined when neither is configured. @azure/identity is loaded only when one is.
  */
 export async function azureTokenCredential(a: AzureConfig): Promise<TokenCredential | undefined> {
-  if (a.credentialProblem) throw new StorageError('invalid', a.credentialProblem);
+  if (a.credentialProblem) throw errors.misconfigured(a.credentialProblem);
   if (!a.servicePrincipal && !a.workloadIdentity) return undefined;
   const { ClientSecretCredential, WorkloadIdentityCredential } = await import('@azure/identity');
   // A configured authority (sovereign cloud, Azure Stack, a private Entra ID endpoint) is used

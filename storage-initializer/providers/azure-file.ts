@@ -21,7 +21,7 @@ import type { Readable } from 'node:stream';
 import type { TokenCredential } from '@azure/core-auth';
 import { AnonymousCredential, ShareClient, StorageSharedKeyCredential, type ShareDirectoryClient, type ShareFileClient, type StoragePipelineOptions } from '@azure/storage-file-share';
 import type { Config } from '../config.js';
-import { StorageError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 import { azureContainerUrl, azureError, azurePipelineOptions, azureTokenCredential, parseAzureUri, type AzureUri } from './azure-common.js';
 
@@ -54,7 +54,7 @@ function isMissing(err: unknown): boolean {
 /** A listed name that is not one plain path segment would walk out of its directory. */
 function checkName(name: string, dir: string): void {
   if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) {
-    throw new StorageError('invalid', `the share lists an entry '${name}' in '${dir}' that would be written outside the destination`);
+    throw errors.outsideDestination(`the share lists an entry '${name}' in '${dir}' that would be written outside the destination`);
   }
 }
 
@@ -95,24 +95,24 @@ export class AzureFileProvider implements StorageProvider {
     try {
       await this.walk(u.path === '' ? share.rootDirectoryClient : share.getDirectoryClient(u.path), u.path, '', 0, found);
     } catch (err) {
-      if (isMissing(err)) throw new StorageError('not_found', `no file ${shown} and no files under it`);
+      if (isMissing(err)) throw errors.notFound(`no file ${shown} and no files under it`);
       throw azureError(err, `listing ${shown}`);
     }
-    if (found.length === 0) throw new StorageError('not_found', `no file ${shown} and no files under it`);
+    if (found.length === 0) throw errors.notFound(`no file ${shown} and no files under it`);
     const objects = await this.withMd5(share, found, fileUri);
     return { single: false, objects };
   }
 
   /** Every file under `dir`, depth first, following the service's page markers. */
   private async walk(dir: ShareDirectoryClient, path: string, key: string, depth: number, out: Found[]): Promise<void> {
-    if (depth > MAX_DEPTH) throw new StorageError('invalid', `directories nested deeper than ${MAX_DEPTH} levels under the URI`);
+    if (depth > MAX_DEPTH) throw errors.limitExceeded(`directories nested deeper than ${MAX_DEPTH} levels under the URI`);
     const subdirs: string[] = [];
     for await (const page of dir.listFilesAndDirectories().byPage({ maxPageSize: PAGE })) {
       for (const f of page.segment.fileItems) {
         checkName(f.name, path);
         out.push({ key: `${key}${f.name}`, path: path === '' ? f.name : `${path}/${f.name}`, size: f.properties.contentLength });
         // Bounded while listing: a share with millions of files is refused before more are held.
-        if (out.length > this.config.limits.maxFiles) throw new StorageError('invalid', `more than STORAGE_MAX_FILES=${this.config.limits.maxFiles} files listed`);
+        if (out.length > this.config.limits.maxFiles) throw errors.limitExceeded(`more than STORAGE_MAX_FILES=${this.config.limits.maxFiles} files listed`);
       }
       for (const d of page.segment.directoryItems) {
         checkName(d.name, path);
@@ -150,7 +150,7 @@ export class AzureFileProvider implements StorageProvider {
     const ref = object.ref as FileRef;
     try {
       const res = await ref.file.download(range?.start ?? 0, range ? range.end - range.start + 1 : undefined, { abortSignal: signal, maxRetryRequests: 0 });
-      if (!res.readableStreamBody) throw new StorageError('unreachable', `${ref.uri}: no body`, { retryable: true });
+      if (!res.readableStreamBody) throw errors.unreachable(`${ref.uri}: no body`);
       return { body: res.readableStreamBody as Readable, length: res.contentLength };
     } catch (err) {
       throw azureError(err, ref.uri);

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StorageError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 export function localPath(uri: string): string {
@@ -40,13 +40,13 @@ export class FileProvider implements StorageProvider {
       s = await stat(p);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'EACCES' || code === 'EPERM') throw new StorageError('access_denied', `cannot read ${p}`);
-      throw new StorageError('not_found', `${p} does not exist`);
+      if (code === 'EACCES' || code === 'EPERM') throw errors.accessDenied(`cannot read ${p}`);
+      throw errors.notFound(`${p} does not exist`);
     }
     if (s.isFile()) return { single: true, objects: [{ key: path.basename(p), size: s.size, ref: p }] };
     const objects: RemoteObject[] = [];
     await walk(p, '', objects);
-    if (objects.length === 0) throw new StorageError('not_found', `no files under ${p}`);
+    if (objects.length === 0) throw errors.notFound(`no files under ${p}`);
     return { single: false, objects };
   }
 

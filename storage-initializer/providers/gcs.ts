@@ -10,12 +10,12 @@
 import type { Readable } from 'node:stream';
 import { Storage, type File, type StorageOptions } from '@google-cloud/storage';
 import type { Config } from '../config.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import { errors, StorageError, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 export function parseGsUri(uri: string): { bucket: string; key: string } {
   const m = /^gs:\/\/([^/]+)\/?(.*)$/i.exec(uri);
-  if (!m || !m[1]) throw new StorageError('invalid', 'expected gs://<bucket>/<path>', { uri });
+  if (!m || !m[1]) throw errors.malformedUri(uri, 'gs://<bucket>/<path>');
   return { bucket: m[1], key: m[2] ?? '' };
 }
 
@@ -25,7 +25,7 @@ function gcsError(err: unknown, what: string): StorageError {
   if (typeof code === 'number' && code >= 100) return statusError(code, what, (err as Error).message?.split('\n')[0]);
   const msg = err instanceof Error ? err.message : String(err);
   if (/Could not load the default credentials|invalid_grant|unauthorized_client/i.test(msg)) {
-    return new StorageError('access_denied', `${what}: ${msg.split('\n')[0]}`, { cause: err });
+    return errors.accessDenied(`${what}: ${msg.split('\n')[0]}`, err);
   }
   return networkError(err, what);
 }
@@ -105,7 +105,7 @@ export class GcsProvider implements StorageProvider {
         if (e.kind !== 'not_found') throw e;
       }
     }
-    throw new StorageError('not_found', `no object gs://${bucket}/${key} and no objects under gs://${bucket}/${prefix}`);
+    throw errors.notFound(`no object gs://${bucket}/${key} and no objects under gs://${bucket}/${prefix}`);
   }
 
   private object(f: File, key: string): RemoteObject {

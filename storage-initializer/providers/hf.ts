@@ -14,17 +14,17 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Config } from '../config.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import { errors, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 export function parseHfUri(uri: string): { repo: string; revision: string } {
   const parts = uri.replace(/^hf:\/\//i, '').split('/');
   const [owner, model] = parts;
-  if (parts.length !== 2 || !owner || !model) throw new StorageError('invalid', "expected hf://<owner>/<model>[:<revision>]", { uri });
+  if (parts.length !== 2 || !owner || !model) throw errors.malformedUri(uri, 'hf://<owner>/<model>[:<revision>]');
   const colon = model.indexOf(':');
   const name = colon < 0 ? model : model.slice(0, colon);
   const revision = colon < 0 ? '' : model.slice(colon + 1);
-  if (!name) throw new StorageError('invalid', 'the model name is empty', { uri });
+  if (!name) throw errors.invalidUri('the model name is empty', uri);
   return { repo: `${owner}/${name}`, revision: revision || 'main' };
 }
 
@@ -59,9 +59,9 @@ export class HfProvider implements StorageProvider {
     // The Hub names the reason in X-Error-Code (RepoNotFound, RevisionNotFound, GatedRepo...).
     const code = res.headers.get('x-error-code') ?? '';
     if (code === 'RepoNotFound' || code === 'RevisionNotFound' || code === 'EntryNotFound') {
-      throw new StorageError('not_found', `${what}: ${code}${res.status === 401 ? ' (or it is private and HF_TOKEN is missing or not allowed)' : ''}`);
+      throw errors.notFound(`${what}: ${code}${res.status === 401 ? ' (or it is private and HF_TOKEN is missing or not allowed)' : ''}`);
     }
-    if (code === 'GatedRepo') throw new StorageError('access_denied', `${what}: gated repository, HF_TOKEN must belong to an account that accepted its terms`);
+    if (code === 'GatedRepo') throw errors.accessDenied(`${what}: gated repository, HF_TOKEN must belong to an account that accepted its terms`);
     throw statusError(res.status, what, code);
   }
 
@@ -69,15 +69,15 @@ export class HfProvider implements StorageProvider {
     const { repo, revision } = parseHfUri(uri);
     const base = this.config.hf.endpoint;
     const rev = await (await this.get(`${base}/api/models/${repo}/revision/${encodeURIComponent(revision)}`, `hf://${repo}:${revision}`)).json() as { sha?: unknown };
-    if (typeof rev.sha !== 'string' || !/^[0-9a-f]{40}$/.test(rev.sha)) throw new StorageError('invalid', `hf://${repo}:${revision}: the Hub named no commit for the revision`);
+    if (typeof rev.sha !== 'string' || !/^[0-9a-f]{40}$/.test(rev.sha)) throw errors.badAnswer(`hf://${repo}:${revision}: the Hub named no commit for the revision`);
     const commit = rev.sha;
     const objects: RemoteObject[] = [];
     let next: string | undefined = `${base}/api/models/${repo}/tree/${commit}?recursive=true`;
     for (let page = 0; next; page++) {
-      if (page >= this.config.limits.maxFiles) throw new StorageError('invalid', `hf://${repo}: more listing pages than STORAGE_MAX_FILES`);
+      if (page >= this.config.limits.maxFiles) throw errors.limitExceeded(`hf://${repo}: more listing pages than STORAGE_MAX_FILES`);
       const res = await this.get(next, `listing hf://${repo}:${revision}`);
       const entries = (await res.json()) as TreeEntry[];
-      if (!Array.isArray(entries)) throw new StorageError('invalid', `listing hf://${repo}:${revision}: not a file list`);
+      if (!Array.isArray(entries)) throw errors.badAnswer(`listing hf://${repo}:${revision}: not a file list`);
       for (const e of entries) {
         if (e.type !== 'file' || typeof e.path !== 'string') continue;
         objects.push({ key: e.path, size: e.lfs?.size ?? e.size, ref: `${base}/${repo}/resolve/${commit}/${e.path.split('/').map(encodeURIComponent).join('/')}` });
@@ -85,7 +85,7 @@ export class HfProvider implements StorageProvider {
       const link = NEXT_LINK.exec(res.headers.get('link') ?? '')?.[1];
       next = link ? new URL(link, base).href : undefined;
     }
-    if (objects.length === 0) throw new StorageError('not_found', `hf://${repo}:${revision} has no files`);
+    if (objects.length === 0) throw errors.notFound(`hf://${repo}:${revision} has no files`);
     return { single: false, objects };
   }
 
@@ -95,9 +95,9 @@ export class HfProvider implements StorageProvider {
     const res = await this.get(url, what, range ? { range: `bytes=${range.start}-${range.end}` } : {}, signal);
     if (range && res.status !== 206) {
       await res.body?.cancel();
-      throw new StorageError('invalid', `${what}: the Hub ignored the byte range (HTTP ${res.status})`);
+      throw errors.badAnswer(`${what}: the Hub ignored the byte range (HTTP ${res.status})`);
     }
-    if (!res.body) throw new StorageError('unreachable', `${what}: no body`, { retryable: true });
+    if (!res.body) throw errors.unreachable(`${what}: no body`);
     const length = Number(res.headers.get('content-length') ?? Number.NaN);
     return { body: Readable.fromWeb(res.body as WebReadableStream), length: Number.isFinite(length) ? length : undefined };
   }

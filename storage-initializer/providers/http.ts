@@ -10,7 +10,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import type { Config } from '../config.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import { errors, networkError, statusError } from '../errors.js';
 import { redact } from '../redact.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
@@ -24,7 +24,7 @@ export class HttpProvider implements StorageProvider {
 
   constructor(private readonly config: Config) {
     this.httpAgent = new http.Agent({ keepAlive: true });
-    this.httpsAgent = new https.Agent({ keepAlive: true, ...(config.httpCa ? { ca: [...tls.rootCertificates, config.httpCa] } : {}) });
+    this.httpsAgent = new https.Agent({ keepAlive: true, ...(config.http.ca ? { ca: [...tls.rootCertificates, config.http.ca] } : {}) });
   }
 
   async list(uri: string): Promise<Listing> {
@@ -32,10 +32,10 @@ export class HttpProvider implements StorageProvider {
     try {
       url = new URL(uri);
     } catch {
-      throw new StorageError('invalid', 'not a valid URL');
+      throw errors.invalidUri('not a valid URL');
     }
     const name = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf('/') + 1));
-    if (!name) throw new StorageError('invalid', 'no filename contained in the URI');
+    if (!name) throw errors.invalidUri('no filename contained in the URI');
     return { single: true, objects: [{ key: name, size: undefined, ref: url.href }] };
   }
 
@@ -61,7 +61,7 @@ export class HttpProvider implements StorageProvider {
   private get(href: string, signal: AbortSignal): Promise<IncomingMessage> {
     const url = new URL(href);
     const mod = url.protocol === 'https:' ? https : http;
-    const headers = this.config.httpHeaders.get(url.hostname.toLowerCase()) ?? {};
+    const headers = this.config.http.headers.get(url.hostname.toLowerCase()) ?? {};
     return new Promise((resolve, reject) => {
       const req = mod.request(url, {
         method: 'GET',

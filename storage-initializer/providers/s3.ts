@@ -18,7 +18,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import type { Config } from '../config.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import { errors, StorageError, networkError, statusError } from '../errors.js';
 import { parseMultipartEtag } from '../multipart-etag.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
@@ -29,7 +29,7 @@ interface S3Ref {
 
 export function parseS3Uri(uri: string): S3Ref {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(uri);
-  if (!m || !m[1]) throw new StorageError('invalid', 'expected s3://<bucket>/<path>', { uri });
+  if (!m || !m[1]) throw errors.malformedUri(uri, 's3://<bucket>/<path>');
   return { bucket: m[1], key: m[2] ?? '' };
 }
 
@@ -45,8 +45,8 @@ function s3Error(err: unknown, what: string): StorageError {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
   const name = e.name ?? '';
-  if (MISSING.has(name)) return new StorageError('not_found', `${what}: ${name}`, { cause: err });
-  if (DENIED.has(name)) return new StorageError('access_denied', `${what}: ${name}${e.message && e.message !== name ? ` (${e.message})` : ''}`, { cause: err });
+  if (MISSING.has(name)) return errors.notFound(`${what}: ${name}`, err);
+  if (DENIED.has(name)) return errors.accessDenied(`${what}: ${name}${e.message && e.message !== name ? ` (${e.message})` : ''}`, err);
   if (status !== undefined && status > 0) return statusError(status, what, name);
   return networkError(err, what);
 }
@@ -63,7 +63,7 @@ export class S3Provider implements StorageProvider {
     const agentOpts = { keepAlive: true, maxSockets: config.concurrency + 2 };
     const httpsAgent = new https.Agent({ ...agentOpts, rejectUnauthorized: c.verifySsl, ...(c.ca ? { ca: c.ca } : {}) });
     if (c.accelerate && c.endpoint) {
-      throw new StorageError('invalid', `S3_USE_ACCELERATE=true cannot be combined with the custom endpoint ${c.endpoint}: transfer acceleration exists only on AWS S3`);
+      throw errors.misconfigured(`S3_USE_ACCELERATE=true cannot be combined with the custom endpoint ${c.endpoint}: transfer acceleration exists only on AWS S3`);
     }
     const wi = c.webIdentity;
     this.client = new S3Client({
@@ -112,7 +112,7 @@ export class S3Provider implements StorageProvider {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     if (objects.length === 0) {
-      throw new StorageError('not_found', `no object s3://${bucket}/${key} and no objects under s3://${bucket}/${prefix}`);
+      throw errors.notFound(`no object s3://${bucket}/${key} and no objects under s3://${bucket}/${prefix}`);
     }
     return { single: false, objects };
   }
@@ -155,7 +155,7 @@ export class S3Provider implements StorageProvider {
     };
     const first = await head(1);
     if (first.PartsCount === undefined) return undefined;
-    if (first.PartsCount !== parts) throw new StorageError('checksum_mismatch', `s3://${ref.bucket}/${ref.key}: the store counts ${first.PartsCount} upload parts, its ETag ${parts}`);
+    if (first.PartsCount !== parts) throw errors.checksumMismatch(`s3://${ref.bucket}/${ref.key}`, `the store counts ${first.PartsCount} upload parts, its ETag ${parts}`);
     const sizes: number[] = new Array(parts);
     sizes[0] = first.ContentLength ?? -1;
     let next = 2;

@@ -1,6 +1,6 @@
 /**
  * hdfs:// and webhdfs:// over the WebHDFS REST API, with KServe's HDFS secret keys
- * (config-stores.ts): HDFS_NAMENODE (';'-separated for HA: the next is tried on a
+ * (webhdfs-settings.ts): HDFS_NAMENODE (';'-separated for HA: the next is tried on a
  * connection failure or a StandbyException), USER_PROXY (`doas`), HDFS_ROOTPATH, TLS_CERT /
  * TLS_KEY / TLS_CA / TLS_SKIP_VERIFY, HEADERS. Kerberos (KERBEROS_PRINCIPAL) is refused:
  * SPNEGO needs a GSSAPI library this Node image does not have.
@@ -14,8 +14,8 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import type { HdfsConfig } from '../config-stores.js';
-import { StorageError, networkError, statusError } from '../errors.js';
+import type { HdfsConfig } from './webhdfs-settings.js';
+import { errors, StorageError, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 interface FileStatus {
@@ -31,7 +31,7 @@ const MAX_DEPTH = 64;
 export function hdfsPath(uri: string, rootPath: string | undefined): string {
   const rest = uri.replace(/^(web)?hdfs:\/\//i, '').split(/[?#]/)[0]!;
   const joined = rootPath ? path.posix.join(rootPath.startsWith('/') ? rootPath : `/${rootPath}`, rest) : path.posix.join('/', rest);
-  if (joined.split('/').includes('..')) throw new StorageError('invalid', "the path has a '..' segment", { uri });
+  if (joined.split('/').includes('..')) throw errors.invalidUri("the path has a '..' segment", uri);
   return joined.replace(/\/+$/, '') || '/';
 }
 
@@ -56,11 +56,11 @@ export class WebHdfsProvider implements StorageProvider {
   constructor(config: Config) {
     this.h = config.hdfs;
     if (this.h.kerberosPrincipal) {
-      throw new StorageError('unsupported_scheme', 'Kerberos authentication (KERBEROS_PRINCIPAL) is not supported by kserve-ts: use simple authentication (HDFS_USER / USER_PROXY), TLS client certificates (TLS_CERT/TLS_KEY), or gateway HEADERS');
+      throw errors.notSupported('Kerberos authentication (KERBEROS_PRINCIPAL) is not supported by kserve-ts: use simple authentication (HDFS_USER / USER_PROXY), TLS client certificates (TLS_CERT/TLS_KEY), or gateway HEADERS');
     }
-    if (this.h.namenodes.length === 0) throw new StorageError('invalid', 'HDFS_NAMENODE is not set (the WebHDFS address, e.g. http://namenode:9870)');
+    if (this.h.namenodes.length === 0) throw errors.misconfigured('HDFS_NAMENODE is not set (the WebHDFS address, e.g. http://namenode:9870)');
     for (const nn of this.h.namenodes) {
-      if (!/^https?:\/\/[^/]+/i.test(nn)) throw new StorageError('invalid', `HDFS_NAMENODE entry '${nn}' must start with http:// or https://`);
+      if (!/^https?:\/\/[^/]+/i.test(nn)) throw errors.misconfigured(`HDFS_NAMENODE entry '${nn}' must start with http:// or https://`);
     }
     const agentOpts = { keepAlive: true, maxSockets: config.concurrency + 2 };
     this.httpAgent = new http.Agent(agentOpts);
@@ -111,11 +111,11 @@ export class WebHdfsProvider implements StorageProvider {
           const body = await text(res);
           const rex = remoteException(body);
           if (rex?.exception === 'StandbyException') {
-            last = new StorageError('unreachable', `${what}: namenode ${idx + 1} of ${n} is standby`, { retryable: true });
+            last = errors.unreachable(`${what}: namenode ${idx + 1} of ${n} is standby`);
             break;
           }
-          if (rex?.exception === 'FileNotFoundException') throw new StorageError('not_found', `${what}: ${rex.message}`);
-          if (rex?.exception === 'AccessControlException' || rex?.exception === 'SecurityException') throw new StorageError('access_denied', `${what}: ${rex.message}`);
+          if (rex?.exception === 'FileNotFoundException') throw errors.notFound(`${what}: ${rex.message}`);
+          if (rex?.exception === 'AccessControlException' || rex?.exception === 'SecurityException') throw errors.accessDenied(`${what}: ${rex.message}`);
           throw statusError(status, what, rex ? `${rex.exception}: ${rex.message}` : '');
         }
       } catch (err) {
@@ -126,7 +126,7 @@ export class WebHdfsProvider implements StorageProvider {
         if (signal?.aborted) throw last;
       }
     }
-    throw last ?? new StorageError('unreachable', `${what}: no namenode answered`, { retryable: true });
+    throw last ?? errors.unreachable(`${what}: no namenode answered`);
   }
 
   private async json<T>(p: string, op: string, what: string): Promise<T> {
@@ -134,7 +134,7 @@ export class WebHdfsProvider implements StorageProvider {
     try {
       return JSON.parse(body) as T;
     } catch {
-      throw new StorageError('invalid', `${what}: the namenode's answer is not JSON`);
+      throw errors.badAnswer(`${what}: the namenode's answer is not JSON`);
     }
   }
 
@@ -144,7 +144,7 @@ export class WebHdfsProvider implements StorageProvider {
     if (st.type === 'FILE') return { single: true, objects: [{ key: path.posix.basename(p), size: st.length, ref: p }] };
     const objects: RemoteObject[] = [];
     const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
-      if (depth > MAX_DEPTH) throw new StorageError('invalid', `hdfs ${dir}: nested deeper than ${MAX_DEPTH} folders`);
+      if (depth > MAX_DEPTH) throw errors.limitExceeded(`hdfs ${dir}: nested deeper than ${MAX_DEPTH} folders`);
       const list = (await this.json<{ FileStatuses: { FileStatus: FileStatus[] } }>(dir, 'LISTSTATUS', `listing hdfs ${dir}`)).FileStatuses.FileStatus;
       for (const f of list) {
         const child = `${dir}/${f.pathSuffix}`;
@@ -154,7 +154,7 @@ export class WebHdfsProvider implements StorageProvider {
       }
     };
     await walk(p === '/' ? '' : p, '', 0);
-    if (objects.length === 0) throw new StorageError('not_found', `hdfs ${p} is an empty directory`);
+    if (objects.length === 0) throw errors.notFound(`hdfs ${p} is an empty directory`);
     return { single: false, objects };
   }
 
@@ -178,7 +178,7 @@ async function text(res: IncomingMessage): Promise<string> {
   for await (const c of res as AsyncIterable<Buffer>) {
     n += c.length;
     // Status answers are small; a namenode sending megabytes of JSON is refused.
-    if (n > 64 * 1024 * 1024) throw new StorageError('invalid', 'a WebHDFS status answer larger than 64 MiB');
+    if (n > 64 * 1024 * 1024) throw errors.limitExceeded('a WebHDFS status answer larger than 64 MiB');
     chunks.push(c);
   }
   return Buffer.concat(chunks).toString('utf8');

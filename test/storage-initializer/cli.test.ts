@@ -169,7 +169,7 @@ describe('storage-initializer configuration', () => {
     const sc = loadConfig({ STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: 'http://x:1', access_key_id: 'k', secret_access_key: 's', anonymous: 'false' }), AWS_ACCESS_KEY_ID: 'env' });
     expect(sc.s3).toMatchObject({ endpoint: 'http://x:1', accessKeyId: 'k', secretAccessKey: 's', anonymous: false });
     expect(loadConfig({ STORAGE_EMULATOR_HOST: '127.0.0.1:4443' }).gcs.endpoint).toBe('http://127.0.0.1:4443');
-    expect(loadConfig({ 'example.com-headers': '{"Authorization":"Bearer t"}' }).httpHeaders.get('example.com')).toEqual({ Authorization: 'Bearer t' });
+    expect(loadConfig({ 'example.com-headers': '{"Authorization":"Bearer t"}' }).http.headers.get('example.com')).toEqual({ Authorization: 'Bearer t' });
     expect(() => loadConfig({ STORAGE_PART_SIZE: 'big' })).toThrow(/STORAGE_PART_SIZE must be a number/);
     expect(() => loadConfig({ STORAGE_CONFIG: '{oops' })).toThrow(/STORAGE_CONFIG is not a JSON object/);
   });
@@ -194,6 +194,32 @@ describe('one scheme table for the storage-initializer and the controller', () =
     for (const s of STORAGE_SCHEME_NAMES) expect(storageUriProblem('f', `${s}://x/y`)).toBeUndefined();
     for (const r of Object.values(STORAGE_HOST_ROUTES)) expect(storageUriProblem('f', r.example)).toBeUndefined();
     expect(storageUriProblem('f', 'ftp://nn/m')).toContain("unsupported storage URI scheme 'ftp://'");
+  });
+
+  it('the usage text lists what the table has: every scheme, every host route, pvc:// as mounted', async () => {
+    const { STORAGE_SCHEMES, STORAGE_HOST_ROUTES } = await import('../../storage-initializer/schemes.js');
+    const { USAGE } = await import('../../storage-initializer/cli.js');
+    for (const { example } of [...Object.values(STORAGE_SCHEMES), ...Object.values(STORAGE_HOST_ROUTES)]) expect(USAGE).toContain(example);
+    expect(USAGE.replaceAll('\n', ' ')).toContain('pvc://claim[/path] is not downloaded: the pod webhook mounts the claim');
+  });
+
+  it.each<[string, unknown]>([
+    ['pvc://claim', { claim: 'claim', path: '' }],
+    ['pvc://claim/some/path', { claim: 'claim', path: 'some/path' }],
+    ['PVC://claim/m', { claim: 'claim', path: 'm' }],
+    ['pvc://', { problem: 'no-claim' }],
+    ['pvc:///x', { problem: 'no-claim' }],
+    ['pvc:///../x', { problem: 'no-claim' }],
+    ['pvc://./x', { problem: 'no-claim' }],
+    ['pvc://../x', { problem: 'dot-dot' }],
+    ['pvc://claim/../../etc', { problem: 'dot-dot' }],
+  ])('pvc URI rules, one place for the admission check and the pod webhook: %s', async (uri, want) => {
+    const { parsePvcUri } = await import('../../storage-initializer/pvc-uri.js');
+    const { storageUriProblem } = await import('../../controller/webhooks/isvc/storage-uri.js');
+    expect(parsePvcUri(uri)).toEqual(want);
+    const problem = storageUriProblem('f', uri);
+    if ('claim' in (want as object)) expect(problem).toBeUndefined();
+    else expect(problem).toContain((want as { problem: string }).problem === 'no-claim' ? 'names no claim' : "has a '..' path segment");
   });
 
   it('routes Azure hosts as KServe detects them, other https URIs to plain downloads', async () => {

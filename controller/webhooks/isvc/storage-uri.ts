@@ -6,6 +6,7 @@
  * (`oci+native://`, `oci+fetch://`, ...); the ones kserve-ts lacks are rejected at admission
  * instead of failing in the storage initializer later.
  */
+import { parsePvcUri } from '../../../storage-initializer/pvc-uri.js';
 import { redact } from '../../../storage-initializer/redact.js';
 import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';
 
@@ -30,11 +31,11 @@ export function storageUriProblem(field: string, raw: string): string | undefine
     const supported = SUPPORTED_STORAGE_SCHEMES.map((s) => `${s}://`).join(', ');
     return `${field}: unsupported storage URI scheme '${scheme}://' in '${uri}' (supported: ${supported} and local paths)`;
   }
-  if (scheme.toLowerCase() === 'pvc' && /^pvc:\/\/(\/|$)/i.test(raw)) {
-    return `${field}: '${uri}' names no claim; expected pvc://<claim-name>[/<path>]`;
-  }
-  if (scheme.toLowerCase() === 'pvc' && raw.slice('pvc://'.length).split('/').some((p) => p === '..')) {
-    return `${field}: '${uri}' has a '..' path segment; expected pvc://<claim-name>[/<path>] inside the claim`;
+  const pvc = scheme.toLowerCase() === 'pvc' ? parsePvcUri(raw) : undefined;
+  if (pvc && 'problem' in pvc) {
+    return pvc.problem === 'no-claim'
+      ? `${field}: '${uri}' names no claim; expected pvc://<claim-name>[/<path>]`
+      : `${field}: '${uri}' has a '..' path segment; expected pvc://<claim-name>[/<path>] inside the claim`;
   }
   return undefined;
 }

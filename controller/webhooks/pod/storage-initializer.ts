@@ -26,6 +26,7 @@
  * read-only flag.
  */
 import type { V1Container, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import { PVC_URI_PREFIX, parsePvcUri } from '../../../storage-initializer/pvc-uri.js';
 import type { StorageInitializerConfig } from '../../config/storage-initializer.js';
 import {
   ANN_STORAGE_INITIALIZER_SOURCE_URI,
@@ -50,7 +51,6 @@ import { addVolume, addVolumeMount, findContainer, modelMount } from './pod-spec
 
 export const WORKER_CONTAINER = 'worker-container';
 export const STORAGE_URI_ENV = 'STORAGE_URI';
-const PVC_PREFIX = 'pvc://';
 
 export async function injectStorageInitializer(pod: V1Pod, ctx: PodMutationContext): Promise<void> {
   const annotations = pod.metadata?.annotations ?? {};
@@ -65,8 +65,10 @@ export async function injectStorageInitializer(pod: V1Pod, ctx: PodMutationConte
   const servers = transformer ? [model, transformer] : [model];
   const readOnly = annotations[ANN_STORAGE_READONLY] !== 'false';
 
-  if (uri.startsWith(PVC_PREFIX)) {
-    const { claim, path } = parsePvcUri(uri);
+  if (uri.startsWith(PVC_URI_PREFIX)) {
+    const pvc = parsePvcUri(uri);
+    if ('problem' in pvc) throw errors.invalidPvcUri(uri);
+    const { claim, path } = pvc;
     for (const c of servers) addVolumeMount(c, modelMount(PVC_SOURCE_VOLUME, MODEL_MOUNT_PATH, readOnly, path));
     addVolume(spec, { name: PVC_SOURCE_VOLUME, persistentVolumeClaim: { claimName: claim } });
     rewriteStorageUriEnv(model);
@@ -97,13 +99,6 @@ function initContainer(config: StorageInitializerConfig, uri: string): V1Contain
   };
 }
 
-/** `pvc://claim/some/path` → claim `claim`, subPath `some/path` (KServe `ParsePvcURI`). */
-export function parsePvcUri(uri: string): { claim: string; path: string } {
-  const [claim = '', ...rest] = uri.slice(PVC_PREFIX.length).split('/');
-  // A '..' segment would become a subPath leaving the claim's folder (`pvc://c/../../etc`).
-  if (claim === '' || claim === '.' || claim === '..' || rest.some((p) => p === '..')) throw errors.invalidPvcUri(uri);
-  return { claim, path: rest.join('/') };
-}
 
 function rewriteStorageUriEnv(container: V1Container): void {
   for (const e of container.env ?? []) if (e.name === STORAGE_URI_ENV && e.value) e.value = MODEL_MOUNT_PATH;

@@ -1,8 +1,9 @@
-/** The configuration added for issue 18, read once from the environment (pure, no servers). */
+/** Each provider's settings (providers/*-settings.ts), read once from the environment (pure, no servers). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../storage-initializer/config.js';
+import { configSecrets, loadConfig } from '../../storage-initializer/config.js';
+import { PROVIDER_SETTINGS } from '../../storage-initializer/providers/settings.js';
 import { cleanup, tempDir } from './helpers.js';
 
 const NO_SECRET_DIR = { HDFS_SECRET_DIR: '/nonexistent' };
@@ -59,5 +60,31 @@ describe('storage-initializer configuration of the new stores', () => {
     expect(loadConfig({ HDFS_SECRET_DIR: secret, USER_PROXY: 'from-env' }).hdfs.proxyUser).toBe('from-env');
     writeFileSync(path.join(secret, 'HEADERS'), 'not json');
     expect(() => loadConfig({ HDFS_SECRET_DIR: secret })).toThrow(/HEADERS \(HDFS secret\) must be a JSON object/);
+  });
+
+  it('each provider names its own secrets for the output scrubber', () => {
+    const c = loadConfig({
+      ...NO_SECRET_DIR,
+      AWS_ACCESS_KEY_ID: 'aws-key-id',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      AWS_SESSION_TOKEN: 'aws-session',
+      AWS_ENDPOINT_URL: 'http://u:s3-endpoint-pass@minio:9000',
+      GCS_ENDPOINT: 'http://gcs.local/?token=gcs-token',
+      AZURE_STORAGE_ACCESS_KEY: 'azure-key',
+      AZ_TENANT_ID: 't',
+      AZ_CLIENT_ID: 'c',
+      AZ_CLIENT_SECRET: 'azure-secret',
+      HF_TOKEN: 'hf_token_x',
+      HDFS_NAMENODE: 'http://h:hdfs-pass@nn:9870',
+      'models.example.com-headers': '{"Authorization":"Bearer header-token-123"}',
+    });
+    const secrets = configSecrets(c);
+    for (const s of ['aws-key-id', 'aws-secret', 'aws-session', 's3-endpoint-pass', 'gcs-token', 'azure-key', 'azure-secret', 'hf_token_x', 'hdfs-pass', 'Bearer header-token-123', 'header-token-123']) {
+      expect(secrets).toContain(s);
+    }
+    for (const [name, settings] of Object.entries(PROVIDER_SETTINGS)) {
+      expect((settings.secrets as (x: unknown) => readonly unknown[])(c[name as keyof typeof PROVIDER_SETTINGS]).filter(Boolean).length, name).toBeGreaterThan(0);
+    }
+    expect(configSecrets(loadConfig(NO_SECRET_DIR))).toEqual([]);
   });
 });
