@@ -8,7 +8,6 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { type OpenApiSchema, propertyNames, schemaAt } from '../../controller/api/crd.js';
-import { CRD_FILES } from '../../controller/api/crds.js';
 import { INFERENCE_SERVICE_SPEC_SCHEMA, POD_FIELDS } from '../../controller/api/inference-service-crd.js';
 import { LEGACY_FRAMEWORK_FIELDS } from '../../controller/api/model-spec.js';
 import { SERVING_RUNTIME_SPEC_SCHEMA } from '../../controller/api/serving-runtime-crd.js';
