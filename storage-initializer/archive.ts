@@ -20,7 +20,7 @@ import { Parser, type ReadEntry } from 'tar';
 import { COMPRESSION_NAME, decompressor, type TarCompression } from './decompress.js';
 import yauzl from 'yauzl';
 import type { Limits } from './config.js';
-import { errors, StorageError } from './errors.js';
+import { StorageError, errors } from './errors.js';
 
 export type ArchiveKind = 'zip' | 'tar' | TarCompression;
 

@@ -7,7 +7,7 @@
  */
 import { type Env, type StorageConfigObject, num } from './env.js';
 import { errors } from './errors.js';
-import { PROVIDER_SETTINGS, type ProviderConfigs } from './providers/settings.js';
+import { type ProviderConfigs, providerSecrets, readProviderConfigs } from './providers/settings.js';
 
 export interface Config extends ProviderConfigs {
   allowPatterns: readonly string[];
@@ -114,23 +114,14 @@ function concurrency(env: Env): Pick<Config, 'concurrency' | 'adaptiveConcurrenc
   return { concurrency: Math.floor(num(env, ['STORAGE_CONCURRENCY'], DEFAULTS.maxConcurrency, 1)), adaptiveConcurrency: false };
 }
 
-/** Each provider's settings, in the table's order. */
-function providerConfigs(env: Env, storageConfig: StorageConfigObject): ProviderConfigs {
-  return Object.fromEntries(
-    Object.entries(PROVIDER_SETTINGS).map(([name, settings]) => [name, Object.freeze(settings.read(env, storageConfig))]),
-  ) as unknown as ProviderConfigs;
-}
-
-/** Every credential the configuration holds, named by each provider's settings, for the output scrubber. */
+/** Every credential the configuration holds (each provider names its own), for the output scrubber. */
 export function configSecrets(config: Config): string[] {
-  return Object.entries(PROVIDER_SETTINGS)
-    .flatMap(([name, settings]) => (settings.secrets as (c: unknown) => readonly (string | undefined)[])(config[name as keyof ProviderConfigs]))
-    .filter((s): s is string => !!s);
+  return providerSecrets(config);
 }
 
 export function loadConfig(env: Env): Config {
   const config: Config = {
-    ...providerConfigs(env, storageConfigObject(env)),
+    ...readProviderConfigs(env, storageConfigObject(env)),
     allowPatterns: Object.freeze(parsePatterns(env['STORAGE_ALLOW_PATTERNS'])),
     ignorePatterns: Object.freeze(parsePatterns(env['STORAGE_IGNORE_PATTERNS'])),
     ...concurrency(env),

@@ -23,7 +23,7 @@ import { archiveKind, extractArchive, memberPath } from './archive.js';
 import { cacheHit, cacheKey, cacheStore } from './cache.js';
 import { TMP_PREFIX, commit, recover } from './commit.js';
 import type { Config } from './config.js';
-import { errors, StorageError, networkError } from './errors.js';
+import { StorageError, errors, networkError } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { HashPool, hashWorkers, type HashSession } from './hash-pool.js';
 import { MultipartCheck } from './multipart-etag.js';

@@ -8,7 +8,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import type { Config } from '../config.js';
 import type { AzureConfig } from './azure-settings.js';
-import { errors, StorageError, networkError, statusError } from '../errors.js';
+import { StorageError, errors, networkError, statusError } from '../errors.js';
 
 export interface AzureUri {
   account: string;

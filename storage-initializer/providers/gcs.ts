@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream';
 import { Storage, type File, type StorageOptions } from '@google-cloud/storage';
 import type { Config } from '../config.js';
-import { errors, StorageError, networkError, statusError } from '../errors.js';
+import { StorageError, errors, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 export function parseGsUri(uri: string): { bucket: string; key: string } {

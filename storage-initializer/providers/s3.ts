@@ -18,7 +18,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import { fromTokenFile } from '@aws-sdk/credential-provider-web-identity';
 import type { Config } from '../config.js';
-import { errors, StorageError, networkError, statusError } from '../errors.js';
+import { StorageError, errors, networkError, statusError } from '../errors.js';
 import { parseMultipartEtag } from '../multipart-etag.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 

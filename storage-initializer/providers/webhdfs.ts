@@ -15,7 +15,7 @@ import https from 'node:https';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { HdfsConfig } from './webhdfs-settings.js';
-import { errors, StorageError, networkError, statusError } from '../errors.js';
+import { StorageError, errors, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
 
 interface FileStatus {
