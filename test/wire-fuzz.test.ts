@@ -89,8 +89,24 @@ type Case =
   | { kind: 'load'; model: string }
   | { kind: 'http'; text: string }
   | { kind: 'grpc'; msg: unknown }
-  | { kind: 'grpc-bytes'; bytes: Uint8Array };
+  | { kind: 'grpc-bytes'; bytes: Uint8Array }
+  | { kind: 'ce'; path: string; event: string };
 const model = fc.constantFrom('m', 's', 'missing', '..%2F..%2Fetc', 'm%00', 'x'.repeat(300), 'ü');
+/** A structured-mode CloudEvent's data as text: a V2 or V1 document, any JSON, or nesting far past any tensor's rank. */
+const ceData = fc.oneof(
+  v2.map((d) => JSON.stringify(d)),
+  fc.record({ instances: fc.array(data, { maxLength: 4 }) }).map((d) => JSON.stringify(d)),
+  fc.jsonValue().map((d) => JSON.stringify(d)),
+  fc.tuple(fc.integer({ min: 65, max: 200_000 }), fc.constantFrom('[', '{"a":')).map(([n, open]) => `${open.repeat(n)}${open === '[' ? '' : '1'}${(open === '[' ? ']' : '}').repeat(n)}`),
+);
+const ceAttributes = fc.record({ specversion: fc.constantFrom('1.0', '0.3', '9'), id: fc.string({ maxLength: 4 }), source: fc.constant('urn:fuzz'), type: fc.constant('t') }, { requiredKeys: [] });
+const ceEvent = fc.tuple(ceAttributes, ceData, fc.constantFrom('data', 'data_base64', 'both')).map(([attrs, text, how]) => {
+  const head = JSON.stringify(attrs).slice(0, -1);
+  const sep = head.length > 1 ? ',' : '';
+  const b64 = JSON.stringify(Buffer.from(text).toString('base64'));
+  const members = how === 'data' ? `"data":${text}` : how === 'data_base64' ? `"data_base64":${b64}` : `"data":${text},"data_base64":${b64}`;
+  return `${head}${sep}${members}}`;
+});
 const anyCase: fc.Arbitrary<Case> = fc.oneof(
   fc.record({ kind: fc.constant('v2' as const), model, doc: fc.oneof(v2, fc.jsonValue()), binary: fc.option(fc.uint8Array({ maxLength: 64 }), { nil: undefined }) }),
   // Loads of names that are not in the repository (reloading the real ones is the lifecycle test's job).
@@ -114,6 +130,8 @@ const anyCase: fc.Arbitrary<Case> = fc.oneof(
     }, { requiredKeys: ['model_name'] }),
   }),
   fc.record({ kind: fc.constant('grpc-bytes' as const), bytes: fc.uint8Array({ maxLength: 64 }) }),
+  // CloudEvents in structured mode, on V1 and V2 (#27 item 5).
+  fc.record({ kind: fc.constant('ce' as const), path: fc.tuple(model, fc.boolean()).map(([m, v1]) => (v1 ? `/v1/models/${m}:predict` : `/v2/models/${m}/infer`)), event: ceEvent }),
 );
 
 const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -132,6 +150,10 @@ async function send(c: Case, client: grpc.Client): Promise<string> {
     }
     case 'v1': {
       const r = await fetch(`${url}/v1/models/${c.model}:predict?token=${SECRETS[2]}`, { method: 'POST', headers: auth, body: JSON.stringify(c.doc) ?? 'null' });
+      return `http ${r.status} ${await r.text()}`;
+    }
+    case 'ce': {
+      const r = await fetch(`${url}${c.path}?token=${SECRETS[2]}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/cloudevents+json' }, body: c.event });
       return `http ${r.status} ${await r.text()}`;
     }
     case 'load': {

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../protocols/errors.js';
+import { memberValue } from '../../protocols/json-member-span.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 
 export type CloudEventMode = 'binary' | 'structured';
@@ -105,8 +106,12 @@ function structuredData(body: Buffer): Buffer {
   }
   if (!Object.hasOwn(attrs, 'data')) throw invalid.noData();
   const data = attrs['data'];
-  // Text data is the body's text (JSON sent as a string included); anything else is a JSON document.
-  return Buffer.from(typeof data === 'string' ? data : JSON.stringify(data), 'utf8');
+  // Text data is the body's text (JSON sent as a string included); anything else is a JSON
+  // document, handed on as the bytes the client sent, as binary mode does: the codec's
+  // limits (nesting depth included) apply to it alike.
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  const span = memberValue(body, 'data') as Uint8Array;
+  return Buffer.from(span.buffer, span.byteOffset, span.byteLength);
 }
 
 /**
