@@ -8,6 +8,7 @@ import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './c
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { flushCompileCache } from './compile-cache.js';
 import { createLogger } from './logger.js';
+import { installFaultPolicy } from './process-faults.js';
 import { createServer, defaultBackends } from './server.js';
 
 /** The IPC channel to the primary would keep a worker alive after it has finished. */
@@ -51,6 +52,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     ...(isClusterWorker() ? { renderMetrics: () => (clusterRender as () => Promise<string>)() } : {}),
   });
   if (isClusterWorker()) clusterRender = workerMetrics(server.metrics.registry);
+  // Faults no caller catches (process-faults.ts): after one that is the server's own, drain and exit 1.
+  const exit = () => process.exit(1);
+  installFaultPolicy(logger, () => void server.close().then(exit, exit));
   const loading = (server.startupLoad ?? server.repository.loadStartupModels()).then(
     () => undefined,
     (e: unknown) => e as Error,

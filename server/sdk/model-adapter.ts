@@ -4,7 +4,10 @@
  *
  * - Errors: catalogue errors (the SDK's classes) pass through with their kind; anything else
  *   a hook throws becomes InferenceError (500 / INTERNAL) "Model <name> failed: <Type> :
- *   <message>", logged with its stack here and sent without it.
+ *   <message>", logged with its stack here and sent without it; both bounded (error-text.ts).
+ * - Faults a hook leaves behind: each hook runs as the model's (process-faults.ts), so a
+ *   callback it started that throws later fails this instance (`onFailure`) and the
+ *   repository reloads it, as when a model worker thread dies.
  * - Outputs: filtered to and ordered as the request asked (all when it asked for none); a
  *   requested output the model did not return is an InferenceError naming it.
  * - Reload: the model object is shared across reloads of a provided model, so only the
@@ -14,6 +17,8 @@ import type { Logger } from 'pino';
 import { KServeError, errors, isErrorKind, withoutSourcePaths } from '../../protocols/errors.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
+import { thrownText } from '../error-text.js';
+import { type FaultOwner, runAsModel } from '../process-faults.js';
 import { InferRequest, type InferResponse } from './infer-request.js';
 import { InferInput } from './infer-tensor.js';
 import type { Model } from './model.js';
@@ -25,14 +30,14 @@ const current = new WeakMap<Model, ModelInstance>();
 
 /** A user hook's failure as a catalogue error naming the model; the stack stays in the log. */
 export function userError(model: string, err: unknown, logger: Logger): KServeError {
-  if (err instanceof KServeError) return err;
+  const text = thrownText(err);
+  if (err instanceof KServeError) return err.message === text.message ? err : new KServeError(err.kind, text.message);
   // By shape too: a module that imports its own copy of this package throws that copy's classes.
   const kind = (err as { kind?: unknown } | null)?.kind;
-  if (err instanceof Error && isErrorKind(kind) && typeof (err as { httpStatus?: unknown }).httpStatus === 'number') return new KServeError(kind, err.message);
-  const type = err instanceof Error ? err.name : 'Error';
-  const message = err instanceof Error ? err.message : String(err);
-  logger.error({ model, err }, 'custom model hook failed');
-  return errors.inferenceError(`Model ${model} failed: ${type} : ${withoutSourcePaths(message)}`);
+  if (err instanceof Error && isErrorKind(kind) && typeof (err as { httpStatus?: unknown }).httpStatus === 'number') return new KServeError(kind, text.message);
+  // The bounded text, not the value: its message may be any length and its stack repeats it.
+  logger.error({ model, err: text }, 'custom model hook failed');
+  return errors.inferenceError(`Model ${model} failed: ${text.type} : ${withoutSourcePaths(text.message)}`);
 }
 
 function pick(model: string, outputs: Tensor[], names: readonly string[]): Tensor[] {
@@ -72,14 +77,14 @@ class HealthPoll {
   readonly #timer: NodeJS.Timeout;
   #probing = false;
 
-  private constructor(readonly model: Model, readonly logger: Logger) {
+  private constructor(readonly model: Model, readonly owner: FaultOwner, readonly logger: Logger) {
     this.#timer = setInterval(() => void this.probe(), HEALTH_POLL_MS);
     this.#timer.unref();
   }
 
   /** Not awaited: a probe may take up to the predictor timeout, and loading must not wait for it. */
-  static start(model: Model, logger: Logger): HealthPoll {
-    const poll = new HealthPoll(model, logger);
+  static start(model: Model, owner: FaultOwner, logger: Logger): HealthPoll {
+    const poll = new HealthPoll(model, owner, logger);
     void poll.probe();
     return poll;
   }
@@ -88,7 +93,7 @@ class HealthPoll {
     if (this.#probing) return;
     this.#probing = true;
     try {
-      const now = await this.model.healthy();
+      const now = await runAsModel(this.owner, () => this.model.healthy());
       if (now !== this.healthy) this.logger.info({ model: this.model.name, healthy: now }, 'predictor health changed');
       this.healthy = now;
     } catch (err) {
@@ -107,9 +112,12 @@ class HealthPoll {
 /** Runs `model.load()` and wraps the loaded model. Rejects when load throws or leaves it not ready. */
 export async function loadModel(model: Model, logger: Logger): Promise<ModelInstance> {
   const name = model.name;
+  // Faults a hook leaves behind (a callback that throws later) fail this instance: process-faults.ts.
+  const failureListeners: ((err: Error) => void)[] = [];
+  const owner: FaultOwner = { model: name, fail: (err) => failureListeners.forEach((l) => l(err)) };
   let result: boolean | void;
   try {
-    result = await model.load();
+    result = await runAsModel(owner, () => model.load());
   } catch (err) {
     throw userError(name, err, logger);
   }
@@ -117,7 +125,7 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
   if (result === false || !model.ready) throw errors.modelNotReady(name, 'load() finished but the model is not ready (return true or set this.ready = true)');
   const inputs = model.getInputTypes();
   const outputs = model.getOutputTypes();
-  const health = model.predictorConfig?.healthCheck === true ? HealthPoll.start(model, logger) : undefined;
+  const health = model.predictorConfig?.healthCheck === true ? HealthPoll.start(model, owner, logger) : undefined;
   const instance: ModelInstance = {
     platform: SDK_PLATFORM,
     inputs,
@@ -135,11 +143,13 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
       });
       let out: Tensor[];
       try {
-        const pre = await model.preprocess(request, headers);
-        // A request preprocess built anew still belongs to the same client.
-        if (pre.signal === undefined) pre.signal = request.signal;
-        const predicted = await model.predict(pre, headers, responseHeaders);
-        const post = await model.postprocess(predicted, headers, responseHeaders);
+        const post = await runAsModel(owner, async () => {
+          const pre = await model.preprocess(request, headers);
+          // A request preprocess built anew still belongs to the same client.
+          if (pre.signal === undefined) pre.signal = request.signal;
+          const predicted = await model.predict(pre, headers, responseHeaders);
+          return model.postprocess(predicted, headers, responseHeaders);
+        });
         out = post.tensors();
         if (context !== undefined && post.parameters !== undefined) context.responseParameters = post.parameters;
       } catch (err) {
@@ -151,7 +161,7 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
       if (!model.ready) throw errors.modelNotReady(name);
       const request = new InferRequest(name, tensors.map((t) => InferInput.fromTensor(t)), { id: context.id, parameters: context.parameters });
       try {
-        return explanationDocument(await model.explain(request, context.headers));
+        return explanationDocument(await runAsModel(owner, () => model.explain(request, context.headers)));
       } catch (err) {
         throw userError(name, err, logger);
       }
@@ -167,8 +177,8 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         logger.warn({ model: name, err }, 'custom model unload failed');
       }
     },
-    onFailure(): void {
-      // An SDK model has no thread of its own that could die.
+    onFailure(listener: (err: Error) => void): void {
+      failureListeners.push(listener);
     },
   };
   current.set(model, instance);

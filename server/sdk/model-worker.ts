@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { toWireError } from '../../protocols/errors.js';
 import type { InferContext } from '../backend.js';
+import { logUnhandledRejections } from '../process-faults.js';
 import { loadModel } from './model-adapter.js';
 import { modelFromModule } from './load-module.js';
 import type { FromWorker, ToWorker, WorkerInit } from './model-worker-messages.js';
@@ -17,6 +18,8 @@ const port = parentPort;
 if (port === null) throw new Error('model-worker runs in a worker thread');
 const post = (m: FromWorker) => port.postMessage(m);
 const logger = pino({ level: init.logLevel, base: { service: 'kserve-ts', thread: 'model-worker', model: init.options.name } });
+// As on the main thread (process-faults.ts); an uncaught exception still ends the thread, and the model is reloaded.
+logUnhandledRejections(logger);
 
 try {
   const instance = await loadModel(await modelFromModule(init.file, init.options), logger);
