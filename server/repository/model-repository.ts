@@ -118,6 +118,8 @@ function checkConfigAgainstModel(name: string, kind: string, declared: readonly 
 export class ModelRepository {
   readonly #entries = new Map<string, Entry>();
   readonly #startup = new Set<string>();
+  /** Names not yet held that the source is being asked about (one question per name at a time). */
+  readonly #locating = new Map<string, Promise<string | undefined>>();
   #listed = false;
   readonly #opts: RepositoryOptions;
 
@@ -131,7 +133,8 @@ export class ModelRepository {
     const names = [...provided, ...(await this.#opts.source.list()).filter((n) => !provided.includes(n))];
     for (const n of names) this.#startup.add(n);
     this.#listed = true;
-    await Promise.all(names.map((n) => this.load(n).catch(() => undefined)));
+    // Listed by the source: known at once (LOADING), without asking the source again first.
+    await Promise.all(names.map((n) => this.#loadEntry(n).catch(() => undefined)));
   }
 
   names(): string[] {
@@ -226,6 +229,22 @@ export class ModelRepository {
    * ModelNotFound when the source has no such model, ModelNotReady with the cause otherwise.
    */
   load(name: string): Promise<void> {
+    if (this.#entries.has(name) || this.#opts.provided?.has(name) === true) return this.#loadEntry(name);
+    // A name the repository does not hold yet comes from a request: ask the source before it
+    // gets an entry. An entry for a name the source lacks would, until the source answered,
+    // make the name known (a metric series for good, 503 instead of 404 for its requests).
+    let locating = this.#locating.get(name);
+    if (locating === undefined) {
+      locating = this.#opts.source.locate(name).finally(() => this.#locating.delete(name));
+      this.#locating.set(name, locating);
+    }
+    return locating.then((dir) => {
+      if (dir === undefined && !this.#entries.has(name)) throw errors.modelNotFound(name);
+      return this.#loadEntry(name);
+    });
+  }
+
+  #loadEntry(name: string): Promise<void> {
     let e = this.#entries.get(name);
     if (e === undefined) {
       e = { name, state: 'LOADING', reason: undefined, generation: undefined, op: Promise.resolve() };
