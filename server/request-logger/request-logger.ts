@@ -8,13 +8,14 @@
  * - At most `concurrency` sends are in flight, each bounded by `sendTimeoutMs`; a refused
  *   connection, a timeout or a non-2xx answer counts as a failure. Events are not retried.
  * - Drops and failures are counted in metrics and logged at most once per `warnEveryMs`,
- *   with the counts since the previous line.
+ *   with the counts since the previous line and the sink's URL without its credentials.
  * - `close(deadlineMs)` stops taking events and waits, until the deadline, for what is
  *   queued and in flight; what remains is dropped (counted) and the pool closed.
  */
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import type { Metrics } from '../metrics.js';
+import { redactedUrl } from '../redacted-url.js';
 import type { RequestLoggerConfig } from './flags.js';
 import { type LogEvent, type LogKind, eventHeaders, metadataOf } from './log-event.js';
 
@@ -118,7 +119,7 @@ export class RequestLogger {
     if (now - this.#lastWarn < WARN_EVERY_MS) return;
     this.#lastWarn = now;
     this.#log.warn(
-      { url: this.config.url.href, dropped: this.#dropsSinceWarn, failed: this.#failuresSinceWarn, lastFailure: this.#lastFailure || undefined },
+      { url: redactedUrl(this.config.url), dropped: this.#dropsSinceWarn, failed: this.#failuresSinceWarn, lastFailure: this.#lastFailure || undefined },
       'request logger: events dropped or not delivered',
     );
     this.#dropsSinceWarn = 0;
