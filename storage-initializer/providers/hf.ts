@@ -7,7 +7,8 @@
  *   GET /api/models/<repo>/tree/<commit>?recursive=1   → files and sizes (Link: next pages)
  *   GET /<repo>/resolve/<commit>/<path>                → the bytes (ranged; LFS files redirect)
  * Every file is read at the one commit resolved first, so a push during the download cannot
- * mix two revisions. fetch drops the token on a redirect to another origin (the CDN).
+ * mix two revisions. HF_TOKEN goes only to HF_ENDPOINT's own origin (`headersFor`), whatever
+ * names the next URL: a redirect (LFS files go to a CDN) or a listing's `Link: next`.
  * STORAGE_ALLOW_PATTERNS / STORAGE_IGNORE_PATTERNS filter the repo's paths as KServe's
  * allow/ignore patterns do.
  */
@@ -36,23 +37,44 @@ interface TreeEntry {
 }
 
 const NEXT_LINK = /<([^>]+)>;\s*rel="next"/;
+/** Redirects followed for one GET, as fetch's own limit. */
+const MAX_REDIRECTS = 20;
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
 export class HfProvider implements StorageProvider {
   readonly scheme = 'hf';
   readonly ranged = true;
-  private readonly headers: Record<string, string>;
+  private readonly endpoint: string;
 
   constructor(private readonly config: Config) {
-    // identity: a decoded body would not match the sizes the listing declares.
-    this.headers = { 'user-agent': 'kserve-ts-storage-initializer', 'accept-encoding': 'identity', ...(config.hf.token ? { authorization: `Bearer ${config.hf.token}` } : {}) };
+    this.endpoint = new URL(config.hf.endpoint).origin;
   }
 
+  /**
+   * The headers for a GET of `url`: the token only when `url` is on HF_ENDPOINT's origin.
+   * The one rule for every URL the provider did not write itself (redirects, next pages).
+   */
+  private headersFor(url: string): Record<string, string> {
+    // identity: a decoded body would not match the sizes the listing declares.
+    const headers: Record<string, string> = { 'user-agent': 'kserve-ts-storage-initializer', 'accept-encoding': 'identity' };
+    if (this.config.hf.token && new URL(url).origin === this.endpoint) headers['authorization'] = `Bearer ${this.config.hf.token}`;
+    return headers;
+  }
+
+  /** A GET whose redirects are followed here, each hop with `headersFor` its own URL. */
   private async get(url: string, what: string, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     let res: Response;
-    try {
-      res = await fetch(url, { headers: { ...this.headers, ...extra }, redirect: 'follow', ...(signal ? { signal } : {}) });
-    } catch (err) {
-      throw networkError(err, what);
+    for (let hop = 0, at = url; ; hop++) {
+      try {
+        res = await fetch(at, { headers: { ...this.headersFor(at), ...extra }, redirect: 'manual', ...(signal ? { signal } : {}) });
+      } catch (err) {
+        throw networkError(err, what);
+      }
+      const location = REDIRECT_STATUS.has(res.status) ? res.headers.get('location') : null;
+      if (location === null) break;
+      await res.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw statusError(res.status, `${what}: more than ${MAX_REDIRECTS} redirects`, '');
+      at = new URL(location, at).href;
     }
     if (res.ok) return res;
     await res.body?.cancel();

@@ -34,6 +34,8 @@ const REPOS: Record<string, Repo> = {
     },
   },
   'org/private': { private: true, revisions: { main: 'c'.repeat(40) }, commits: { ['c'.repeat(40)]: { 'model.onnx': Buffer.from('private-bytes') } } },
+  // Private, and its tree listing names a next page on another origin (the CDN's).
+  'org/elsewhere': { private: true, revisions: { main: 'e'.repeat(40) }, commits: { ['e'.repeat(40)]: { 'a.json': Buffer.from('1'), 'b.json': Buffer.from('2'), 'c.json': Buffer.from('3') } } },
   'org/gated': { gated: true, revisions: { main: 'd'.repeat(40) }, commits: { ['d'.repeat(40)]: { 'model.onnx': Buffer.from('x') } } },
 };
 
@@ -111,7 +113,8 @@ describe('storage-initializer hf:// (Hub API on loopback)', () => {
         const cursor = Number(url.searchParams.get('cursor') ?? '0');
         const page = entries.slice(cursor, cursor + 2);
         const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (cursor + 2 < entries.length) headers['link'] = `<${hub.url}${url.pathname}?recursive=true&cursor=${cursor + 2}>; rel="next"`;
+        const nextOrigin = repoId === 'org/elsewhere' ? cdn.url : hub.url;
+        if (cursor + 2 < entries.length) headers['link'] = `<${nextOrigin}${url.pathname}?recursive=true&cursor=${cursor + 2}>; rel="next"`;
         res.writeHead(200, headers).end(JSON.stringify(page));
         return;
       }
@@ -173,6 +176,17 @@ describe('storage-initializer hf:// (Hub API on loopback)', () => {
     expect(sha(readFileSync(path.join(d, 'model.safetensors')))).toBe(sha(weights));
     expect(cdnLog.filter((q) => /^bytes=\d+-\d+$/.test(q.range ?? '')).length).toBe(6);
     expect(cdnLog.every((q) => q.auth === undefined)).toBe(true);
+  });
+
+  it("never sends HF_TOKEN to another origin a listing's Link: next names", async () => {
+    cdnLog.length = 0;
+    const r = await runSi(['hf://org/elsewhere', dest()], { HF_ENDPOINT: hub.url, HF_TOKEN: TOKEN });
+    // The page is asked for (the CDN has no such listing: the download fails), without the token.
+    const asked = cdnLog.filter((q) => q.url.includes('/api/models/org/elsewhere/tree/'));
+    expect(asked.length, r.out).toBeGreaterThan(0);
+    expect(asked.map((q) => q.auth)).toEqual(asked.map(() => undefined));
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain(TOKEN);
   });
 
   it('uses HF_TOKEN for a private repo and never prints it; without it the repo is not found', async () => {
