@@ -10,34 +10,29 @@
 import { Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../protocols/errors.js';
+import { ByteBudget } from '../byte-budget.js';
 
 const SMALL = 64 * 1024;
 
 export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number): void {
   if (maxBytes <= 0) return;
-  let held = 0;
+  const budget = new ByteBudget(maxBytes);
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
     if (declared <= SMALL) {
       done(null, payload);
       return;
     }
-    let mine = 0;
-    const release = () => {
-      held -= mine;
-      mine = 0;
-    };
+    const account = budget.open();
     // The bytes stay in memory until the response is sent (the route reads views on them).
-    request.raw.once('close', release);
-    _reply.raw.once('close', release);
+    request.raw.once('close', account.release);
+    _reply.raw.once('close', account.release);
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {
-        if (held + chunk.byteLength > maxBytes) {
-          cb(errors.serverBusy(`the server already holds ${held} bytes of request bodies (limit --rest_max_inflight_body_bytes ${maxBytes})`));
+        if (!account.take(chunk.byteLength)) {
+          cb(errors.serverBusy(`the server already holds ${budget.held} bytes of request bodies (limit --rest_max_inflight_body_bytes ${maxBytes})`));
           return;
         }
-        held += chunk.byteLength;
-        mine += chunk.byteLength;
         cb(null, chunk);
       },
     });

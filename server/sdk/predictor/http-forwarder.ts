@@ -2,11 +2,14 @@
  * Pooled HTTP to one predictor (undici Pool, keep-alive), shared by the V1 and V2 REST
  * clients: one POST or GET with the attempt, timeout, retry and cancel rules of
  * predictor-client.ts, and the predictor's errors mapped to catalogue kinds
- * (predictor-status.ts). Bodies are read whole but bounded by MAX_RESPONSE_BYTES, so a
- * predictor cannot make the transformer buffer without limit.
+ * (predictor-status.ts). Bodies are read whole but bounded, each by MAX_RESPONSE_BYTES and
+ * all those being read at once by --predictor_max_inflight_answer_bytes (server/byte-budget.ts,
+ * the REST bodies' budget), so a predictor cannot make the transformer buffer without limit
+ * (8 endless answers took it to 1.45 GB): past the budget a request fails with 503 ServerBusy.
  */
 import { Pool } from 'undici';
 import { KServeError, errors } from '../../../protocols/errors.js';
+import { ByteBudget } from '../../byte-budget.js';
 import type { ClientSignal } from '../../client-signal.js';
 import { AttemptControl } from './attempt-control.js';
 import type { PredictorConfig } from './predictor-config.js';
@@ -31,11 +34,13 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
 export class HttpForwarder {
   readonly #pool: Pool;
   readonly #config: Required<PredictorConfig>;
+  readonly #answers: ByteBudget;
   /** `http(s)://host[:port]`, for messages. */
   readonly target: string;
 
   constructor(config: Required<PredictorConfig>) {
     this.#config = config;
+    this.#answers = new ByteBudget(config.maxInflightAnswerBytes);
     this.target = `${config.useSsl ? 'https' : 'http'}://${config.host}`;
     this.#pool = new Pool(this.target, { connections: 128, keepAliveTimeout: 60_000, pipelining: 1 });
   }
@@ -84,15 +89,25 @@ export class HttpForwarder {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).byteLength;
-      if (size > MAX_RESPONSE_BYTES) {
-        res.body.destroy();
-        throw errors.predictorError(this.target, `answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    // Given back when this returns: the callers decode the body in the same turn.
+    const account = this.#answers.open();
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).byteLength;
+        if (size > MAX_RESPONSE_BYTES) {
+          res.body.destroy();
+          throw errors.predictorError(this.target, `answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+        }
+        if (!account.take((chunk as Buffer).byteLength)) {
+          res.body.destroy();
+          throw errors.serverBusy(`the transformer already holds ${this.#answers.held} bytes of predictor answers (limit --predictor_max_inflight_answer_bytes ${this.#answers.maxBytes})`);
+        }
+        chunks.push(chunk as Buffer);
       }
-      chunks.push(chunk as Buffer);
+      return { status: res.statusCode, headers: flatHeaders(res.headers), body: Buffer.concat(chunks) };
+    } finally {
+      account.release();
     }
-    return { status: res.statusCode, headers: flatHeaders(res.headers), body: Buffer.concat(chunks) };
   }
 
   /** GET `path` answered 2xx within the timeout; never rejects. */

@@ -23,10 +23,17 @@ export interface PredictorConfig {
   readonly retries?: number;
   /** Readiness follows the predictor's (`--enable_predictor_health_check`). */
   readonly healthCheck?: boolean;
+  /**
+   * Bytes of REST answers being read from the predictor that the client holds at once, over
+   * all its requests (`--predictor_max_inflight_answer_bytes`, default 1 GiB; 0 = no limit).
+   */
+  readonly maxInflightAnswerBytes?: number;
 }
 
 /** KServe's default --predictor_request_timeout_seconds. */
 export const DEFAULT_PREDICTOR_TIMEOUT_SECONDS = 600;
+/** As the REST request bodies' budget (--rest_max_inflight_body_bytes). */
+export const DEFAULT_MAX_INFLIGHT_ANSWER_BYTES = 1024 * 1024 * 1024;
 
 export const PREDICTOR_FLAGS: readonly FlagSpec[] = [
   { name: 'predictor_host', kind: 'string', dflt: '', placeholder: 'HOST[:PORT]', help: "transformer mode: the default predict forwards to this predictor (KServe's)" },
@@ -36,6 +43,7 @@ export const PREDICTOR_FLAGS: readonly FlagSpec[] = [
   { name: 'predictor_request_timeout_seconds', kind: 'int', dflt: String(DEFAULT_PREDICTOR_TIMEOUT_SECONDS), help: 'limit of one forwarded request (seconds)' },
   { name: 'predictor_request_retries', kind: 'int', dflt: '0', help: 'further attempts when the predictor could not be reached or answered 503 / UNAVAILABLE' },
   { name: 'enable_predictor_health_check', kind: 'bool', dflt: 'false', help: "the model is ready only while the predictor's server is" },
+  { name: 'predictor_max_inflight_answer_bytes', kind: 'int', dflt: String(DEFAULT_MAX_INFLIGHT_ANSWER_BYTES), help: 'REST answer bytes a transformer reads from its predictor at once over all requests; beyond it 503 (0 = no limit)' },
 ];
 
 function isProtocol(value: string): value is PredictorProtocol {
@@ -60,6 +68,7 @@ export function predictorConfigFrom(flags: Flags): PredictorConfig | undefined {
     requestTimeoutSeconds: timeout,
     retries,
     healthCheck: flags.bool('enable_predictor_health_check'),
+    maxInflightAnswerBytes: flags.int('predictor_max_inflight_answer_bytes'),
   });
 }
 
@@ -72,6 +81,7 @@ export function resolvePredictorConfig(config: PredictorConfig): Required<Predic
     requestTimeoutSeconds: config.requestTimeoutSeconds ?? DEFAULT_PREDICTOR_TIMEOUT_SECONDS,
     retries: config.retries ?? 0,
     healthCheck: config.healthCheck ?? false,
+    maxInflightAnswerBytes: config.maxInflightAnswerBytes ?? DEFAULT_MAX_INFLIGHT_ANSWER_BYTES,
   };
 }
 
