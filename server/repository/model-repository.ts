@@ -21,6 +21,7 @@ import type { BackendRegistry } from '../backend-registry.js';
 import type { BackendSettings } from '../backend-settings.js';
 import { BatchingInstance } from '../batching/batching-instance.js';
 import type { Metrics } from '../metrics.js';
+import { refuseInterruptedDownload } from './download-marker.js';
 import { type ModelConfig, readModelConfig } from './model-config.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 
@@ -273,6 +274,7 @@ export class ModelRepository {
     if (previous === undefined) e.state = 'LOADING';
     const loaded: ServedVersion[] = [];
     try {
+      await refuseInterruptedDownload(source.root === undefined ? [dir] : [source.root, dir]);
       const config = await readModelConfig(dir);
       if (config?.ignoredFields.length) {
         logger.warn({ model: e.name, fields: config.ignoredFields }, 'config.pbtxt fields not supported; ignored');

@@ -12,6 +12,8 @@ export interface ModelSource {
   list(): Promise<string[]>;
   /** Folder of the named model, or undefined when the source has no such model. */
   locate(name: string): Promise<string | undefined>;
+  /** The folder a storage-initializer fills (--model_dir, --model_repository), when there is one. */
+  readonly root?: string;
 }
 
 async function isDir(p: string): Promise<boolean> {
@@ -24,6 +26,7 @@ async function isDir(p: string): Promise<boolean> {
 
 export function singleModelSource(name: string, dir: string): ModelSource {
   return {
+    root: dir,
     list: async () => [name],
     locate: async (n) => (n === name ? dir : undefined),
   };
@@ -47,6 +50,7 @@ async function insideRoot(root: string, dir: string): Promise<boolean> {
 
 export function repositorySource(root: string): ModelSource {
   return {
+    root,
     async list() {
       const entries = await readdir(root, { withFileTypes: true });
       const names = entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && MODEL_NAME.test(e.name)).map((e) => e.name);
