@@ -30,7 +30,7 @@ let repo: ReturnType<typeof makeRepository>;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  repo = makeRepository({ m: 'identity_fp32', s: 'identity_bytes', a: 'add_sub' });
+  repo = makeRepository({ m: 'identity_fp32', s: 'identity_bytes', a: 'add_sub', f: 'add_free_dims' });
   const backends = defaultBackends();
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--model_repository', repo.dir, '--intra_op_threads', '1', '--max_tensor_elements', '100000', '--rest_max_body_bytes', String(1 << 20), '--grace_period_seconds', '5'],
@@ -238,7 +238,7 @@ it(`${REQUESTS} hostile requests over REST and gRPC: no 5xx, no INTERNAL, bystan
     expect(ports.size).toBe(1); // the bystander's one connection was never dropped
     // Metric labels only from models that exist, whatever names the requests carried (item 4).
     const labels = new Set([...(await server.metrics.render()).matchAll(/model_name="([^"]*)"/g)].map((m) => m[1]));
-    expect([...labels].filter((l) => !['m', 's', 'a'].includes(l as string))).toEqual([]);
+    expect([...labels].filter((l) => !['m', 's', 'a', 'f'].includes(l as string))).toEqual([]);
     const leaked = logLines.filter((l) => SECRETS.some((s) => l.includes(s)));
     expect(leaked.slice(0, 3)).toEqual([]);
     expect(logLines.length).toBeGreaterThan(0);
@@ -251,7 +251,8 @@ it(`${REQUESTS} hostile requests over REST and gRPC: no 5xx, no INTERNAL, bystan
 it('a failed inference: the 500 names no source path of the runtime, and its log line has no query string, token or Authorization', async () => {
   const rows = (n: number) => Array.from({ length: n }, () => new Array(16).fill(1));
   const body = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 16], data: rows(2) }, { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], data: rows(3) }] };
-  const r = await fetch(`${url}/v2/models/a/infer?token=${SECRETS[2]}&sig=${SECRETS[3]}`, {
+  // add_free_dims: nothing before the graph says the two first dims must agree, so onnxruntime fails the run.
+  const r = await fetch(`${url}/v2/models/f/infer?token=${SECRETS[2]}&sig=${SECRETS[3]}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRETS[2]}`, 'x-amz-security-token': SECRETS[0] as string },
     body: JSON.stringify(body),
@@ -262,6 +263,6 @@ it('a failed inference: the 500 names no source path of the runtime, and its log
   expect(text).not.toMatch(/onnxruntime_src|\.h:\d+|\.cc:\d+/);
   const failed = logLines.filter((l) => l.includes('request failed'));
   expect(failed.length).toBeGreaterThan(0);
-  expect(failed.some((l) => l.includes('"url":"/v2/models/a/infer"'))).toBe(true);
+  expect(failed.some((l) => l.includes('"url":"/v2/models/f/infer"'))).toBe(true);
   expect(logLines.filter((l) => SECRETS.some((s) => l.includes(s)) || l.includes('token=') || l.includes('Bearer'))).toEqual([]);
 });

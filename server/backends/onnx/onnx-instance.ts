@@ -17,6 +17,7 @@ import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } 
 import { type InlinePlan, planInline } from './onnx-inline.js';
 import type { OnnxOptions } from './onnx-options.js';
 import { ortFromV2, v2FromOrt } from './onnx-types.js';
+import { type SharedDims, checkSharedDims, sharedDims } from './symbolic-dims.js';
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -83,6 +84,8 @@ export class OnnxInstance implements ModelInstance {
   #inline: InlinePlan | undefined;
   #planning: Promise<void> = Promise.resolve();
   #unloaded = false;
+  /** Dimension names several inputs share (symbolic-dims.ts). */
+  #shared: SharedDims = new Map();
 
   private constructor(
     session: WorkerSession<OnnxJob, WireTensor[]>,
@@ -141,23 +144,26 @@ export class OnnxInstance implements ModelInstance {
       logger,
       explainLoadError,
     });
-    const { inputs, outputs, executionProvider } = await session.ready((loaded: OnnxLoaded) => {
+    const { inputs, outputs, executionProvider, shared } = await session.ready((loaded: OnnxLoaded) => {
       const specs = {
         inputs: loaded.inputs.map((i) => toSpec(i, spec.modelName)),
         outputs: loaded.outputs.map((o) => toSpec(o, spec.modelName)),
         executionProvider: loaded.executionProviders[0] ?? 'cpu',
+        shared: sharedDims(loaded.inputs),
       };
       // Info, not debug: which provider a model really runs on is what an operator asks first.
       logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
     const instance = new OnnxInstance(session, inputs, outputs, executionProvider);
+    instance.#shared = shared;
     instance.#planInline(settings, spec, options.inlineMaxMicros, logger);
     return instance;
   }
 
   /** ONNX models have no signatures, so there is none to look up. A client gone before its job starts drops it. */
   async infer(inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string, context?: InferContext): Promise<Tensor[]> {
+    checkSharedDims(this.#shared, inputs);
     const inline = this.#inline;
     if (inline !== undefined && fitsInline(inputs, inline.maxElements)) {
       const feeds = inputs.map((t): WireTensor => ({ name: t.name, type: ortFromV2(t.datatype), dims: t.shape, data: t.data as NumericArray }));

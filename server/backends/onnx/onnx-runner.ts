@@ -8,6 +8,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
+import { quietNativeLog } from './native-log.js';
 
 function valueInfo(meta: readonly ort.InferenceSession.ValueMetadata[]): WireValueInfo[] {
   return meta.map((m) =>
@@ -31,6 +32,7 @@ export async function createRunner(settings: SessionSettings, warnings: string[]
     intraOpNumThreads: settings.intraOpThreads,
     interOpNumThreads: settings.interOpThreads,
     graphOptimizationLevel: 'all',
+    ...quietNativeLog(),
   });
   const wanted = settings.executionProviders;
   let session: ort.InferenceSession;
