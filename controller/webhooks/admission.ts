@@ -120,13 +120,15 @@ export function parseAdmissionReview(body: unknown): AdmissionReview & { request
 /**
  * The request's object when the handler needs one, checked against `shape` (object-shape.ts):
  * a missing or non-object value, or a field of the wrong JSON type, is a 400 naming the field.
+ * `kind` is what the handler serves (Pod, InferenceService): the message names it, never the
+ * `request.kind` a caller wrote, which need not match the path it posted to.
  */
-export function requestObject<T>(request: AdmissionRequest, field: 'object' | 'oldObject', shape: Shape): T {
+export function requestObject<T>(request: AdmissionRequest, field: 'object' | 'oldObject', shape: Shape, kind: string): T {
   const value = request[field];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new BadAdmissionReview(`request.${field} must be a JSON object`);
   }
   const problems = shapeProblems(value, shape, '');
-  if (problems.length > 0) throw new BadAdmissionReview(`${request.kind?.kind ?? 'object'} ${field === 'oldObject' ? '(old) ' : ''}is malformed: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new BadAdmissionReview(`${kind} ${field === 'oldObject' ? '(old) ' : ''}is malformed: ${problems.join('; ')}`);
   return value as T;
 }

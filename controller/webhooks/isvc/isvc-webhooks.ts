@@ -13,7 +13,7 @@ import { validateInferenceService } from './validator.js';
 export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const original = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE);
+    const original = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE, 'InferenceService');
     const isvc = structuredClone(original);
     defaultInferenceService(isvc, (await getConfig()).defaultDeploymentMode);
     return allow(diff(original, isvc));
@@ -23,10 +23,10 @@ export function isvcDefaultingWebhook(getConfig: GetWebhookConfig): AdmissionHan
 export function isvcValidatingWebhook(getConfig: GetWebhookConfig): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const isvc = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE);
+    const isvc = requestObject<InferenceService>(request, 'object', INFERENCE_SERVICE_SHAPE, 'InferenceService');
     // Never block the updates that finish a deletion (finalizer removal).
     if (request.operation === 'UPDATE' && isvc.metadata?.deletionTimestamp) return allow();
-    const old = request.operation === 'UPDATE' ? requestObject<InferenceService>(request, 'oldObject', INFERENCE_SERVICE_SHAPE) : undefined;
+    const old = request.operation === 'UPDATE' ? requestObject<InferenceService>(request, 'oldObject', INFERENCE_SERVICE_SHAPE, 'InferenceService') : undefined;
     const problems = validateInferenceService(isvc, (await getConfig()).defaultDeploymentMode, old);
     if (problems.length === 0) return allow();
     const name = isvc.metadata?.name ?? request.name ?? '';

@@ -18,7 +18,7 @@ export interface PodWebhookDeps {
 export function podWebhook(deps: PodWebhookDeps): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE') return allow();
-    const pod = requestObject<V1Pod>(request, 'object', POD_SHAPE);
+    const pod = requestObject<V1Pod>(request, 'object', POD_SHAPE, 'Pod');
     if (!isInferenceServicePod(pod)) return allow();
     // A pod made from a template has no namespace yet: the request carries it.
     const namespace = request.namespace || pod.metadata?.namespace || 'default';

@@ -267,6 +267,21 @@ describe('hostile admission input', () => {
     }
   });
 
+  it("the denial names what the webhook serves, whatever request.kind the caller wrote (#27)", async () => {
+    const bad = isvc();
+    bad.spec.predictor.minReplicas = '2';
+    for (const kind of [{ group: '', version: 'v1', kind: 'Pod' }, undefined]) {
+      for (const path of [WEBHOOK_PATHS.isvcDefaulter, WEBHOOK_PATHS.isvcValidator]) {
+        const { response } = (await post(port, path, review({ uid: 'k', ...(kind ? { kind } : {}), operation: 'CREATE', object: bad }))).json();
+        expect(response.status).toEqual({ code: 400, reason: 'BadRequest', message: 'InferenceService is malformed: spec.predictor.minReplicas must be a number, got string' });
+      }
+    }
+    const object = pod();
+    object.spec.containers[0].env[0].value = 12;
+    const { response } = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'p', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))).json();
+    expect(response.status.message).toBe('Pod is malformed: spec.containers[0].env[0].value must be a string, got number');
+  });
+
   it('an UPDATE whose old object is malformed is a 400 naming it', async () => {
     const old = isvc();
     old.status.deploymentMode = 7;
