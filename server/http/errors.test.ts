@@ -19,6 +19,7 @@ beforeAll(async () => {
     bytes: 'identity_bytes',
     static: 'static_fp32_2x3',
     add_sub: 'add_sub',
+    add_free_dims: 'add_free_dims',
   });
   [t, small] = await Promise.all([
     startServer(['--model_repository', repo.dir]),
@@ -98,9 +99,9 @@ describe('V2 JSON request errors', () => {
   });
 
   it('an error the runtime raises is a 500 with its message and no stack', async () => {
-    // Batch sizes 2 and 3 pass validation (both are -1) but cannot be added.
+    // Batch sizes 2 and 3 pass validation (both are -1, and their dims are named differently) but cannot be added.
     const msg = expectError(
-      await post(url('add_sub'), {
+      await post(url('add_free_dims'), {
         inputs: [
           { name: 'INPUT0', shape: [2, 16], datatype: 'FP32', data: Array(32).fill(1) },
           { name: 'INPUT1', shape: [3, 16], datatype: 'FP32', data: Array(48).fill(1) },

@@ -20,12 +20,13 @@ afterAll(async () => {
   repo.cleanup();
 });
 
-it('while a load of an unknown name is under way, the name is unknown: open is ModelNotFound (404), not ModelNotReady', async () => {
+it('while a load of an unknown name is under way, the name is unknown: the lookup every inference makes is ModelNotFound (404), not ModelNotReady', async () => {
   const loading = t.server.repository.load('ghost');
   // The same turn of the event loop: the source has not answered yet.
   expect(t.server.dataplane.knows('ghost')).toBe(false);
   expect(t.server.repository.state('ghost')).toBeUndefined();
-  expect(() => t.server.dataplane.open('ghost', undefined)).toThrow(expect.objectContaining({ kind: 'ModelNotFound' }));
+  expect(() => t.server.repository.acquire('ghost')).toThrow(expect.objectContaining({ kind: 'ModelNotFound' }));
+  expect(() => t.server.dataplane.modelReady('ghost')).toThrow(expect.objectContaining({ kind: 'ModelNotFound' }));
   await expect(loading).rejects.toMatchObject({ kind: 'ModelNotFound' });
   expect(t.server.repository.names()).toEqual(['m']);
 });
