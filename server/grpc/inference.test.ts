@@ -20,6 +20,7 @@ beforeAll(async () => {
   repo = makeRepository({
     ...Object.fromEntries(DATATYPE_CASES.map((d) => [d.model, d.model])),
     add_sub: 'add_sub',
+    add_free_dims: 'add_free_dims',
     versioned: { versions: { '1': 'identity_fp32', '2': 'scale2_fp32' } },
   });
   t = await startServer(
@@ -381,9 +382,21 @@ describe('ModelInfer errors', () => {
       /^request: parameter 'empty' has no value/,
     ],
     [
-      'inputs the runtime cannot combine (add [2,16] and [3,16])',
+      'inputs that give the dimension both are declared with two sizes (add_sub [batch,16]: [2,16] and [3,16])',
       {
         model_name: 'add_sub',
+        inputs: [
+          { name: 'INPUT0', datatype: 'FP32', shape: [2, 16], contents: { fp32_contents: new Array(32).fill(1) } },
+          { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], contents: { fp32_contents: new Array(48).fill(1) } },
+        ],
+      },
+      grpc.status.INVALID_ARGUMENT,
+      "input 'INPUT1' has 3 along dimension 'batch' (axis 0) but input 'INPUT0' has 2 (axis 0): the model gives them one size",
+    ],
+    [
+      'inputs only the runtime finds it cannot combine (add_free_dims: [2,16] and [3,16])',
+      {
+        model_name: 'add_free_dims',
         inputs: [
           { name: 'INPUT0', datatype: 'FP32', shape: [2, 16], contents: { fp32_contents: new Array(32).fill(1) } },
           { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], contents: { fp32_contents: new Array(48).fill(1) } },
