@@ -97,7 +97,7 @@ const ceData = fc.oneof(
   v2.map((d) => JSON.stringify(d)),
   fc.record({ instances: fc.array(data, { maxLength: 4 }) }).map((d) => JSON.stringify(d)),
   fc.jsonValue().map((d) => JSON.stringify(d)),
-  fc.tuple(fc.integer({ min: 65, max: 200_000 }), fc.constantFrom('[', '{"a":')).map(([n, open]) => `${open.repeat(n)}${open === '[' ? '' : '1'}${(open === '[' ? ']' : '}').repeat(n)}`),
+  fc.tuple(fc.integer({ min: 65, max: 100_000 }), fc.constantFrom('[', '{"a":')).map(([n, open]) => `${open.repeat(n)}${open === '[' ? '' : '1'}${(open === '[' ? ']' : '}').repeat(n)}`),
 );
 const ceAttributes = fc.record({ specversion: fc.constantFrom('1.0', '0.3', '9'), id: fc.string({ maxLength: 4 }), source: fc.constant('urn:fuzz'), type: fc.constant('t') }, { requiredKeys: [] });
 const ceEvent = fc.tuple(ceAttributes, ceData, fc.constantFrom('data', 'data_base64', 'both')).map(([attrs, text, how]) => {
