@@ -39,6 +39,8 @@ const KINDS = {
   /** The server holds its maximum of request bytes; retry later (REST adds Retry-After). */
   ServerBusy: { http: 503, grpc: GrpcCode.UNAVAILABLE },
   NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
+  /** The request was not received in time (a stalled body or message): the connection or call is closed. */
+  RequestTimeout: { http: 408, grpc: GrpcCode.DEADLINE_EXCEEDED },
   /**
    * The client went away (closed the connection, cancelled the call, or its gRPC deadline
    * passed) before its inference ran: the queued work is dropped. Nobody reads the answer;
@@ -100,6 +102,7 @@ export const errors = {
   modelOverloaded: (name: string, max: number) =>
     new KServeError('ModelOverloaded', `Model with name ${name} is overloaded: ${max} requests are already queued or running (--max_queued_requests); retry later.`),
   serverBusy: (detail: string) => new KServeError('ServerBusy', `Server is busy: ${detail}; retry later.`),
+  requestTimeout: (detail: string) => new KServeError('RequestTimeout', `Request not received in time: ${detail}`),
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   cancelled: (name: string) => new KServeError('Cancelled', `Request for model ${name} was cancelled by the client before it ran.`),

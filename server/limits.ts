@@ -17,8 +17,10 @@ export interface ServerLimits {
   readonly maxHeaderBytes: number;
   /** Time to receive a request's headers (ms); then 408. */
   readonly headersTimeoutMs: number;
-  /** Time to receive a whole request, body included (ms); then 408. */
+  /** Time to receive a whole request, body included (ms); then 408 (REST) / DEADLINE_EXCEEDED (gRPC). */
   readonly requestTimeoutMs: number;
+  /** A REST body or gRPC request message that receives no byte for this long (ms) is ended: 408 / DEADLINE_EXCEEDED. 0 = never. */
+  readonly receiveTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long (ms); KServe's --timeout_keep_alive. */
   readonly keepAliveTimeoutMs: number;
   /** REST connections open at once; beyond it the oldest connection with no request in progress is closed. */
@@ -56,7 +58,12 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
   { name: 'rest_max_inflight_body_bytes', dflt: String(1024 * MiB), help: 'REST request-body bytes the server holds at once over all requests (bodies over 64 KiB count); beyond it 503 with Retry-After (0 = no limit)' },
   { name: 'max_header_bytes', dflt: '16384', help: 'largest REST request line and headers (bytes); beyond it 431' },
   { name: 'headers_timeout_seconds', dflt: '30', help: 'time a client has to send the request headers (seconds); then 408' },
-  { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole REST request, body included (seconds); then 408' },
+  { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole request: REST headers and body, a gRPC request message (seconds); then 408 / DEADLINE_EXCEEDED' },
+  {
+    name: 'receive_timeout_seconds',
+    dflt: '30',
+    help: 'a REST request body or gRPC request message that receives no byte for this long is ended (a stalled upload): 408 / DEADLINE_EXCEEDED, as nginx\'s client_body_timeout (seconds; 0 = never)',
+  },
   { name: 'timeout_keep_alive', dflt: '65', help: "idle keep-alive REST connections close after this long (seconds; KServe's flag and default: longer than a proxy's 60 s idle timeout)" },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
   { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
@@ -80,6 +87,7 @@ export function limitsFrom(int: (name: string) => number): ServerLimits {
     maxHeaderBytes: int('max_header_bytes'),
     headersTimeoutMs: seconds('headers_timeout_seconds'),
     requestTimeoutMs: seconds('request_timeout_seconds'),
+    receiveTimeoutMs: seconds('receive_timeout_seconds'),
     keepAliveTimeoutMs: seconds('timeout_keep_alive'),
     maxConnections: int('max_connections'),
     grpcMaxConnections: int('grpc_max_connections'),

@@ -13,6 +13,7 @@ import { encodeModelInferResponse } from '../../protocols/grpc/wire/encode-infer
 import type { DataPlane } from '../dataplane.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
+import { LimitLog } from '../limit-log.js';
 import { limitSessions } from './connection-limit.js';
 import { messageBudget } from './message-budget.js';
 import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
@@ -75,6 +76,20 @@ function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   };
 }
 
+/**
+ * The paths of the methods whose request is a stream of messages (reflection's), as the
+ * services are added: the receive deadline leaves those calls alone (open-ended by design).
+ */
+function streamingRequestPaths(server: grpc.Server): ReadonlySet<string> {
+  const paths = new Set<string>();
+  const add = server.addService.bind(server);
+  server.addService = (service, implementation) => {
+    for (const method of Object.values(service)) if (method.requestStream) paths.add(method.path);
+    add(service, implementation);
+  };
+  return paths;
+}
+
 function hostPort(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
@@ -94,6 +109,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
     ...(limits.grpcMaxConnectionIdleMs > 0 ? { 'grpc.max_connection_idle_ms': limits.grpcMaxConnectionIdleMs } : {}),
   });
   widenReceiveWindows(server);
+  const streamingRequests = streamingRequestPaths(server);
   server.addService(
     tolerantDeserializers(tunedInfer(inference)),
     inferenceService(
@@ -104,7 +120,9 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
   addReflection(server, definition);
 
-  const budget = messageBudget(limits.grpcMaxInflightMessageBytes);
+  const limitLog = new LimitLog(logger);
+  const budget = messageBudget(limits.grpcMaxInflightMessageBytes, limitLog);
+
   let closing: Promise<void> | undefined;
   return {
     health,
@@ -115,7 +133,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
           else {
             for (const h2 of newHttp2Servers(server)) {
               widenSessionWindows(h2);
-              limitSessions(h2, limits.grpcMaxConnections);
+              limitSessions(h2, { ...limits, streamingRequests }, limitLog);
               budget.watch(h2);
             }
             resolve(bound);

@@ -8,6 +8,7 @@
  * unaffected. The REST side has the same budget (server/http/body-budget.ts).
  */
 import { constants, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { LimitLog } from '../limit-log.js';
 
 export interface MessageBudget {
   /** Counts the request bytes of every stream on `h2` against this budget. */
@@ -16,12 +17,17 @@ export interface MessageBudget {
   readonly held: number;
 }
 
-export function messageBudget(maxBytes: number): MessageBudget {
+export function messageBudget(maxBytes: number, log: LimitLog): MessageBudget {
   let held = 0;
   const onStream = (stream: ServerHttp2Stream): void => {
     let mine = 0;
     const onData = (chunk: Buffer): void => {
       if (held + chunk.byteLength > maxBytes) {
+        log.acted(
+          'grpc_max_inflight_message_bytes',
+          { limit: '--grpc_max_inflight_message_bytes', max: maxBytes, held, transport: 'grpc' },
+          'in-flight request bytes at their limit: a call was reset (RESOURCE_EXHAUSTED)',
+        );
         stream.off('data', onData);
         stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
         return;

@@ -12,6 +12,7 @@ import { registerAccessLog } from './access-log.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { clientErrorHandler } from './client-errors.js';
 import { limitConnections } from './connection-limit.js';
+import { LimitLog } from '../limit-log.js';
 import type { HttpContext } from './context.js';
 import { registerErrorHandlers } from './errors.js';
 import { collectRoutes } from './method-not-allowed.js';
@@ -45,10 +46,11 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     requestTimeout,
     connectionsCheckingInterval: 1000,
   };
+  const logger = opts.logger.child({ component: 'http' });
   const tls = opts.tls;
   let httpsServer: HttpsServer | undefined;
   const app = Fastify({
-    loggerInstance: opts.logger.child({ component: 'http' }) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request child logger: request logging is off, and errors log the request id
     // themselves; a pino child per request is measurable on the inference hot path.
@@ -65,7 +67,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
       ? {}
       : {
           serverFactory: (handler: Parameters<typeof createHttpsServer>[2]) => {
-            httpsServer = createHttpsServer(tls, httpOptions, handler);
+            // A TLS handshake is part of sending the headers: it gets no longer (Node's default is 120 s).
+            httpsServer = createHttpsServer(tls, { ...httpOptions, handshakeTimeout: httpOptions.headersTimeout }, handler);
             httpsServer.keepAliveTimeout = limits.keepAliveTimeoutMs;
             httpsServer.requestTimeout = requestTimeout;
             return httpsServer;
@@ -87,9 +90,9 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     // closed. Its response carries `Connection: close` (below), so no further one follows.
     return503OnClosing: false,
   });
-  limitConnections(app.server, limits.maxConnections);
+  limitConnections(app.server, limits, new LimitLog(logger));
   if (tls !== undefined && httpsServer !== undefined) {
-    const unwatch = watchTlsFiles(httpsServer, tls, opts.logger.child({ component: 'http' }));
+    const unwatch = watchTlsFiles(httpsServer, tls, logger);
     app.addHook('onClose', (_instance, done) => {
       unwatch();
       done();

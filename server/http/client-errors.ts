@@ -28,18 +28,28 @@ function classify(err: NodeJS.ErrnoException, limits: ServerLimits): ClientError
   }
 }
 
+/**
+ * Answers `status` with `{"error": message}` on `socket` and closes it: for what happens
+ * outside fastify (the parser's errors, the connection limit, the receive deadline). A
+ * response already under way on the connection cannot be followed by another one: then it
+ * is only closed.
+ */
+export function answerAndClose(socket: Socket, status: number, message: string, headers = ''): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify({ error: message });
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && inFlight?.headersSent !== true) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function clientErrorHandler(limits: ServerLimits): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const { status, message } = classify(err, limits);
-    const body = JSON.stringify({ error: message });
-    // A response already under way on this connection cannot be followed by another one.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && inFlight?.headersSent !== true) {
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
+    answerAndClose(socket, status, message);
   };
 }

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { parseServeArgs } from '../../server/config.js';
 import { type ModelServer, createServer, defaultBackends } from '../../server/server.js';
 
@@ -55,15 +55,16 @@ export interface TestServer {
 
 /**
  * Starts a server with CLI-style flags (as `kserve-ts serve` would get them) on port 0.
- * `grpc: true` also serves gRPC on a free loopback port (see `grpcAddress`).
+ * `grpc: true` also serves gRPC on a free loopback port (see `grpcAddress`); `logger` receives
+ * the server's log (silent otherwise, unless TEST_LOG_LEVEL says).
  */
-export async function startServer(flags: string[], opts: { grpc?: boolean } = {}): Promise<TestServer> {
+export async function startServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<TestServer> {
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
     {},
     defaultBackends().flags(),
   );
-  const server = await createServer(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
+  const server = await createServer(config, opts.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
     defaultMetrics: false,
   });
   await server.http.listen({ host: '127.0.0.1', port: 0 });

@@ -1,0 +1,120 @@
+/**
+ * gRPC lockouts (#27 items 1 and 2), each attack held past the receive deadline while
+ * health probes and a real client on fresh connections keep succeeding. Small bounds: 16
+ * connections, a 1 s receive deadline, a 4 MiB in-flight budget. Every step waits on an
+ * event (a PING answered after the server saw the call, a stream's close, a log line).
+ */
+import http2 from 'node:http2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grpcClient } from '../grpc/client.js';
+import { type LogLines, logLines } from '../helpers/log-lines.js';
+import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
+
+const MAX = 16;
+const MiB = 1024 * 1024;
+const repo = makeRepository({ m: 'identity_fp32' });
+let t: TestServer;
+let log: LogLines;
+beforeAll(async () => {
+  log = logLines();
+  t = await startServer(
+    ['--model_repository', repo.dir, '--grpc_max_connections', String(MAX), '--receive_timeout_seconds', '1', '--grpc_max_inflight_message_bytes', String(4 * MiB)],
+    { grpc: true, logger: log.logger },
+  );
+});
+afterAll(async () => {
+  await t?.close();
+  repo.cleanup();
+});
+
+interface Stalled {
+  /** The server had the call (a PING sent after it was answered) before the connection closed. */
+  readonly seen: boolean;
+  /** The call's grpc-status once it ends (undefined: reset or cut without one). */
+  readonly status: Promise<string | undefined>;
+  readonly session: http2.ClientHttp2Session;
+}
+
+/** A connection with one ModelInfer call that sends `sent` bytes of a `declared`-byte message, then stalls. */
+async function stalledCall(sent: number, declared = 2 * sent): Promise<Stalled> {
+  const session = http2.connect(`http://${t.grpcAddress}`);
+  session.on('error', () => undefined);
+  const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
+  stream.on('error', () => undefined);
+  let grpcStatus: string | undefined;
+  const take = (h: http2.IncomingHttp2Headers) => (grpcStatus ??= h['grpc-status'] as string | undefined);
+  stream.on('response', take);
+  stream.on('trailers', take);
+  stream.resume();
+  const status = new Promise<string | undefined>((resolve) => stream.once('close', () => resolve(grpcStatus)));
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(declared, 1);
+  stream.write(Buffer.concat([prefix, Buffer.alloc(sent - 5, 1)]));
+  const seen = await new Promise<boolean>((resolve) => {
+    session.once('close', () => resolve(false));
+    const ping = () => {
+      if (!session.ping((err) => resolve(err === null))) resolve(false);
+    };
+    if (session.connecting) session.once('connect', ping);
+    else ping();
+  });
+  return { seen, status, session };
+}
+
+async function probe(): Promise<void> {
+  const c = grpcClient(t.grpcAddress as string);
+  try {
+    expect(await c.healthCheck('')).toBe('SERVING');
+    expect(await c.call('ServerReady')).toEqual({ ready: true });
+    const r = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], contents: { fp32_contents: [1, 2] } }] } as never);
+    expect(r.outputs?.[0]?.name).toBe('OUTPUT0');
+  } finally {
+    c.close();
+  }
+}
+
+describe('gRPC under stalled calls', () => {
+  it('an upload that fills --grpc_max_inflight_message_bytes and stalls is ended past the receive deadline, its connection still open: a large call fits again', async () => {
+    const stalled = await stalledCall(Math.floor(3.5 * MiB));
+    try {
+      expect(stalled.seen).toBe(true);
+      expect(await stalled.status).toBe('4');
+      // The attacker's connection is still up (it could keep it alive with PINGs)...
+      expect(stalled.session.closed || stalled.session.destroyed).toBe(false);
+      // ...but its bytes are released: a 3.5 MiB call fits in the 4 MiB budget again.
+      const c = grpcClient(t.grpcAddress as string);
+      try {
+        const n = (3.5 * MiB) / 4;
+        const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] } as never);
+        expect(big.outputs?.[0]?.shape?.map(Number)).toEqual([n / 16, 16]);
+      } finally {
+        c.close();
+      }
+    } finally {
+      stalled.session.destroy();
+    }
+  }, 60_000);
+
+  it('connections past --grpc_max_connections with one unfinished call each never lock out probes or a client; each stalled call ends UNAVAILABLE (closed to make room) or DEADLINE_EXCEEDED (past the receive deadline)', async () => {
+    const sessions: http2.ClientHttp2Session[] = [];
+    try {
+      // Twice: the attack renewed after the deadline has cut the first round.
+      for (let round = 0; round < 2; round++) {
+        const attack: Stalled[] = [];
+        for (let i = 0; i < 2 * MAX; i++) attack.push(await stalledCall(6, 1005));
+        sessions.push(...attack.map((a) => a.session));
+        // Every call reached the server (no connection refused): older ones made room.
+        expect(attack.map((a) => a.seen)).toEqual(new Array(2 * MAX).fill(true));
+        await probe();
+        const ends = await Promise.all(attack.map((a) => a.status));
+        expect(ends.filter((s) => s !== '14' && s !== '4')).toEqual([]);
+        expect(ends.filter((s) => s === '14').length).toBeGreaterThanOrEqual(MAX);
+        expect(ends.filter((s) => s === '4').length).toBeGreaterThanOrEqual(1);
+      }
+    } finally {
+      for (const s of sessions) s.destroy();
+    }
+    expect(await log.waitFor((l) => l['limit'] === '--grpc_max_connections')).toMatchObject({ level: 40, max: MAX, closed: 'receiving' });
+    expect(await log.waitFor((l) => l['limit'] === '--receive_timeout_seconds' && l['transport'] === 'grpc')).toMatchObject({ level: 40, seconds: 1 });
+  }, 60_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * REST and HTTPS lockouts (#27 items 3 and 4), each attack held past the receive deadline
+ * while probes on fresh connections and a real client keep succeeding. Small bounds: 16
+ * connections, a 1 s receive deadline. Every step waits on an event (the server's 100
+ * Continue, a socket's close, a log line), never on a clock.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type Socket, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LogLines, logLines } from '../helpers/log-lines.js';
+import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
+
+const MAX = 16;
+const PROBES = ['/v2/health/live', '/v2/health/ready', '/v2/models/m/ready'];
+const certDir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-lockout-'));
+const repo = makeRepository({ m: 'identity_fp32' });
+afterAll(() => {
+  repo.cleanup();
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+type Dial = (port: number) => Socket;
+const plain: Dial = (port) => connect(port, '127.0.0.1');
+const secure: Dial = (port) => tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+
+/** Everything the server writes on `s` until it closes. */
+function collect(s: Socket): { text(): string; closed: Promise<string> } {
+  let out = '';
+  s.on('error', () => undefined);
+  s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+  return { text: () => out, closed: new Promise((resolve) => s.once('close', () => resolve(out))) };
+}
+
+/** The status of the last response in `raw` (after any 100 Continue); NaN when there is none. */
+function lastStatus(raw: string): number {
+  const all = [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1])).filter((s) => s !== 100);
+  return all.length === 0 ? Number.NaN : (all.at(-1) as number);
+}
+
+/**
+ * A request whose headers are complete and whose body stops after 6 of its 1000 bytes. It
+ * asks for 100 Continue, which the server sends once it has parsed the headers: `accepted`
+ * resolves then (true), or false when the connection was closed first.
+ */
+async function stalledBody(dial: Dial, port: number): Promise<{ accepted: boolean; answer: Promise<string> }> {
+  const s = dial(port);
+  const c = collect(s);
+  s.write('POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n');
+  const accepted = await new Promise<boolean>((resolve) => {
+    s.on('data', () => c.text().includes(' 100 Continue') && resolve(true));
+    void c.closed.then(() => resolve(false));
+  });
+  if (accepted) s.write('{"inpu');
+  return { accepted, answer: c.closed };
+}
+
+/** One request on a fresh connection (as the kubelet probes); the raw answer. */
+function once(dial: Dial, port: number, request: string): Promise<string> {
+  const s = dial(port);
+  const c = collect(s);
+  s.write(request);
+  return c.closed;
+}
+
+const get = (dial: Dial, port: number, p: string) => once(dial, port, `GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+const infer = (dial: Dial, port: number) => {
+  const body = JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] });
+  return once(dial, port, `POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+};
+
+/** A server with the small bounds, over HTTPS when `tls`; its port and log. */
+async function start(tls: boolean): Promise<{ t: TestServer; log: LogLines; port: number }> {
+  const certs: string[] = [];
+  if (tls) {
+    const cert = path.join(certDir, 'c.pem');
+    const key = path.join(certDir, 'k.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    certs.push('--ssl_certfile', cert, '--ssl_keyfile', key);
+  }
+  const log = logLines();
+  const t = await startServer(['--model_repository', repo.dir, '--max_connections', String(MAX), '--receive_timeout_seconds', '1', ...certs], { logger: log.logger });
+  return { t, log, port: Number(new URL(t.url).port) };
+}
+
+describe.each([
+  ['REST', plain, false],
+  ['HTTPS', secure, true],
+] as const)('%s under stalled request bodies', (_name, dial, tls) => {
+  let s: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    s = await start(tls);
+  });
+  afterAll(async () => {
+    await s?.t.close();
+  });
+
+  it('connections past --max_connections with unfinished bodies never lock out probes or a client; each stalled body ends with 503 (closed to make room) or 408 (past the receive deadline)', async () => {
+    const { port, log } = s;
+    // Twice: the attack renewed after the deadline has cut the first round.
+    for (let round = 0; round < 2; round++) {
+      const attack: Awaited<ReturnType<typeof stalledBody>>[] = [];
+      for (let i = 0; i < 2 * MAX; i++) attack.push(await stalledBody(dial, port));
+      // Every one of them reached the server (none refused): older ones made room.
+      expect(attack.map((a) => a.accepted)).toEqual(new Array(2 * MAX).fill(true));
+      for (const p of PROBES) expect(lastStatus(await get(dial, port, p)), p).toBe(200);
+      expect(lastStatus(await infer(dial, port))).toBe(200);
+      const ends = (await Promise.all(attack.map((a) => a.answer))).map(lastStatus);
+      expect(ends.filter((st) => st !== 503 && st !== 408)).toEqual([]);
+      expect(ends.filter((st) => st === 503).length).toBeGreaterThanOrEqual(MAX);
+      expect(ends.filter((st) => st === 408).length).toBeGreaterThanOrEqual(1);
+    }
+    const evicted = await log.waitFor((l) => l['limit'] === '--max_connections');
+    expect(evicted).toMatchObject({ level: 40, max: MAX, closed: 'receiving' });
+    const expired = await log.waitFor((l) => l['limit'] === '--receive_timeout_seconds');
+    expect(expired).toMatchObject({ level: 40, seconds: 1 });
+  }, 60_000);
+});
+
+describe('HTTPS under silent TCP connections', () => {
+  let s: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    s = await start(true);
+  });
+  afterAll(async () => {
+    await s?.t.close();
+  });
+
+  it('connections that never start the TLS handshake count from accept: past --max_connections the oldest are closed and a probe is answered', async () => {
+    const { port, log } = s;
+    const n = 10 * MAX;
+    const silent: Promise<string>[] = [];
+    let closed = 0;
+    for (let i = 0; i < n; i++) {
+      const sock = connect(port, '127.0.0.1');
+      const c = collect(sock);
+      await new Promise<void>((resolve) => sock.once('connect', () => resolve()).once('close', () => resolve()));
+      silent.push(c.closed.then((out) => (closed++, out)));
+    }
+    expect(lastStatus(await get(secure, port, '/v2/health/ready'))).toBe(200);
+    // At most MAX are open at once: all but the newest are closed, nothing written to them.
+    await new Promise<void>((resolve) => {
+      const check = () => closed >= n - MAX && resolve();
+      for (const p of silent) void p.then(check);
+      check();
+    });
+    expect((await Promise.all(silent.slice(0, n - MAX))).join('')).toBe('');
+    await log.waitFor((l) => l['limit'] === '--max_connections' && l['closed'] === 'idle');
+  }, 60_000);
+});
