@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { Metrics } from '../metrics.js';
 import { LimitLog } from '../limit-log.js';
 import { limitSessions } from './connection-limit.js';
+import { refuseMalformedCalls } from './malformed-call.js';
 import { messageBudget } from './message-budget.js';
 import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
@@ -133,6 +134,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
           else {
             for (const h2 of newHttp2Servers(server)) {
               widenSessionWindows(h2);
+              refuseMalformedCalls(h2);
               limitSessions(h2, { ...limits, streamingRequests }, limitLog);
               budget.watch(h2);
             }

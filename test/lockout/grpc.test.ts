@@ -42,7 +42,7 @@ async function stalledCall(sent: number, declared = 2 * sent): Promise<Stalled> 
   const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
   stream.on('error', () => undefined);
   let grpcStatus: string | undefined;
-  const take = (h: http2.IncomingHttp2Headers) => (grpcStatus ??= h['grpc-status'] as string | undefined);
+  const take = (h: http2.IncomingHttpHeaders) => (grpcStatus ??= h['grpc-status'] as string | undefined);
   stream.on('response', take);
   stream.on('trailers', take);
   stream.resume();
