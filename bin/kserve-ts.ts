@@ -44,11 +44,15 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // A failed start (a port that cannot be bound) leaves models loading in worker threads
+    // and listeners already bound: nothing of it may keep the process up.
+    if (code !== 0) process.exit();
   },
   (err: unknown) => {
     process.stderr.write(`kserve-ts: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
-    // A cluster worker's IPC channel would keep it running after the failure.
+    // A cluster worker's IPC channel, a listener or a loading model would keep it running.
     if (process.connected) process.disconnect();
+    process.exit();
   },
 );

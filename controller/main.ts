@@ -4,11 +4,13 @@
  * runs the reconciler (client-go's leader-election pattern).
  */
 import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
+import { ListenError, listenOrFail } from '../cli/listen-error.js';
 import { ConfigSource } from './config/config-source.js';
 import { Controller } from './controller.js';
 import { createHealthServer } from './health-server.js';
@@ -56,12 +58,31 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const clients = makeClients(kubeConfig);
   const metrics = new ControllerMetrics();
 
-  if (config.installCrds) logger.info({ crds: await installCrds(clients) }, 'CRDs installed');
+  // Ports first, before any call to the API server: one that cannot be bound stops the
+  // controller at once with one line, and /readyz says ready only once everything below ran.
+  let started = false;
+  let webhooks: BoundWebhooks | undefined;
+  let leading = !config.leaderElect;
+  let controller: Controller | undefined;
+  const health = createHealthServer(() => started && (!leading || controller?.synced === true), metrics.registry);
   const configSource = new ConfigSource(clients, config.namespace, logger);
-  await configSource.start();
+  try {
+    await listenOrFail('health and metrics', '--health-port', config.healthHost, config.healthPort, () => listenOn(health, config.healthPort, config.healthHost));
+    const address = health.address();
+    logger.info({ healthPort: typeof address === 'object' && address ? address.port : config.healthPort }, 'health server listening');
+    if (config.webhookPort > 0) webhooks = await startWebhooks(config, clients, configSource, logger);
+  } catch (err) {
+    if (!(err instanceof ListenError)) throw err;
+    logger.fatal({ err: err.message }, 'a listener could not be bound; stopping');
+    process.stderr.write(`kserve-ts controller: ${err.message}\n`);
+    await Promise.all([webhooks?.server.close(), new Promise((r) => health.close(r))]);
+    return 1;
+  }
 
-  const webhooks = config.webhookPort > 0 ? await startWebhooks(config, clients, configSource, logger) : undefined;
-  const controller = new Controller({
+  if (config.installCrds) logger.info({ crds: await installCrds(clients) }, 'CRDs installed');
+  await configSource.start();
+  if (webhooks !== undefined) await registerWebhooks(config, clients, webhooks, logger);
+  const reconciler = new Controller({
     clients,
     config: configSource,
     resyncPeriodMs: config.resyncPeriodSeconds * 1000,
@@ -71,7 +92,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
     logger,
     metrics,
   });
-  let leading = !config.leaderElect;
+  controller = reconciler;
   const elector = config.leaderElect
     ? new LeaderElector(clients.coordination, {
         namespace: config.namespace,
@@ -83,27 +104,24 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
         onStartedLeading: async () => {
           leading = true;
           metrics.leader.set(1);
-          await controller.start();
+          await reconciler.start();
         },
         onStoppedLeading: async () => {
           leading = false;
           metrics.leader.set(0);
-          await controller.stop();
+          await reconciler.stop();
         },
         logger,
       })
     : undefined;
 
-  const health = createHealthServer(() => (webhooks !== undefined || config.webhookPort === 0) && (!leading || controller.synced), metrics.registry);
-  await new Promise<void>((resolve) => health.listen(config.healthPort, config.healthHost, resolve));
-  const address = health.address();
-  logger.info({ healthPort: typeof address === 'object' && address ? address.port : config.healthPort }, 'health server listening');
-
   if (elector) elector.start();
   else {
     metrics.leader.set(1);
-    await controller.start();
+    await reconciler.start();
   }
+  started = true;
+  logger.info({ leaderElection: config.leaderElect }, 'controller started');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -112,26 +130,26 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   logger.info({ signal }, 'shutting down');
   // Release the lease first so a standby replica takes over without waiting it out.
   if (elector) await elector.stop();
-  else await controller.stop();
-  await Promise.all([webhooks?.close(), new Promise((r) => health.close(r)), configSource.stop()]);
+  else await reconciler.stop();
+  await Promise.all([webhooks?.server.close(), new Promise((r) => health.close(r)), configSource.stop()]);
   logger.info('stopped');
   return 0;
 }
 
+interface BoundWebhooks {
+  readonly server: WebhookServer;
+  readonly port: number;
+  readonly caBundle: string;
+}
+
+/** The webhook server, bound (its certificate needs the API server only with --cert-secret). */
 async function startWebhooks(
   config: ControllerConfig,
   clients: ReturnType<typeof makeClients>,
   configSource: ConfigSource,
   logger: Logger,
-): Promise<WebhookServer> {
-  const [svcNamespace, svcName] = config.webhookService?.split('/') ?? [];
-  const dnsNames = [...(svcName && svcNamespace ? serviceDnsNames(svcName, svcNamespace) : []), ...config.certHosts.filter((h) => isIP(h) === 0)];
-  const ipAddresses = config.certHosts.filter((h) => isIP(h) !== 0);
-  const tls = config.certDir
-    ? loadCertificates(config.certDir)
-    : config.certSecret
-      ? await sharedSelfSignedCertificate(clients.core, config.namespace, config.certSecret, dnsNames, ipAddresses)
-      : generateSelfSignedCertificates({ dnsNames, ipAddresses });
+): Promise<BoundWebhooks> {
+  const tls = await webhookCertificate(config, clients);
   const server = createWebhooks({
     credentials: kubeCredentialSource(clients.core),
     getConfig: () => configSource.current(),
@@ -139,22 +157,53 @@ async function startWebhooks(
     tls,
     controllerNamespace: config.namespace,
   });
-  const bound = await server.listen(config.webhookPort, config.webhookHost);
+  const bound = await listenOrFail('admission webhooks', '--webhook-port', config.webhookHost, config.webhookPort, () => server.listen(config.webhookPort, config.webhookHost));
   logger.info({ webhookPort: bound.port, selfSigned: !config.certDir }, 'webhook server listening');
+  return { server, port: bound.port, caBundle: tls.caBundle };
+}
+
+function serviceNames(config: ControllerConfig): { svcNamespace: string | undefined; svcName: string | undefined; dnsNames: string[]; ipAddresses: string[] } {
+  const [svcNamespace, svcName] = config.webhookService?.split('/') ?? [];
+  const dnsNames = [...(svcName && svcNamespace ? serviceDnsNames(svcName, svcNamespace) : []), ...config.certHosts.filter((h) => isIP(h) === 0)];
+  return { svcNamespace, svcName, dnsNames, ipAddresses: config.certHosts.filter((h) => isIP(h) !== 0) };
+}
+
+async function webhookCertificate(config: ControllerConfig, clients: ReturnType<typeof makeClients>) {
+  const { dnsNames, ipAddresses } = serviceNames(config);
+  return config.certDir
+    ? loadCertificates(config.certDir)
+    : config.certSecret
+      ? await sharedSelfSignedCertificate(clients.core, config.namespace, config.certSecret, dnsNames, ipAddresses)
+      : generateSelfSignedCertificates({ dnsNames, ipAddresses });
+}
+
+/** Registers the webhook configurations with the API server, pointing at the bound server. */
+async function registerWebhooks(config: ControllerConfig, clients: ReturnType<typeof makeClients>, binding: BoundWebhooks, logger: Logger): Promise<void> {
+  const { svcNamespace, svcName } = serviceNames(config);
   const target = config.webhookUrl
-    ? { url: config.webhookUrl.replace('{port}', String(bound.port)) }
+    ? { url: config.webhookUrl.replace('{port}', String(binding.port)) }
     : svcName && svcNamespace
       ? { service: { name: svcName, namespace: svcNamespace, port: 443 } }
       : undefined;
   if (target) {
     try {
-      await applyWebhookConfigurations(clients.kubeConfig.makeApiClient(AdmissionregistrationV1Api), { target, caBundle: tls.caBundle });
+      await applyWebhookConfigurations(clients.kubeConfig.makeApiClient(AdmissionregistrationV1Api), { target, caBundle: binding.caBundle });
       logger.info({ target }, 'webhook configurations registered');
     } catch (err) {
       throw new Error(`registering webhook configurations failed: ${apiErrorMessage(err)}`);
     }
   }
-  return server;
+}
+
+/** Binds `server`; rejects with the bind error (a plain listen() would throw it as an unhandled 'error' event). */
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** Whether KubeConfig.loadFromDefault() has anything real to load: $KUBECONFIG, ~/.kube/config or in-cluster. */

@@ -23,6 +23,8 @@ export class DataPlane {
   readonly #info: ServerInfo;
   readonly #pipeline: Pipeline;
   #draining = false;
+  /** Holds on readiness (the entry point's, while its listeners bind). */
+  #held = 0;
 
   /** `pipeline`: metrics and the latency and request loggers every inference goes through. */
   constructor(repository: ModelRepository, info: ServerInfo, pipeline: PipelineOptions) {
@@ -36,13 +38,27 @@ export class DataPlane {
   }
 
   ready(): boolean {
-    return !this.#draining && this.#repository.serverReady() && this.#repository.names().every((n) => this.#healthy(n));
+    return !this.#draining && this.#held === 0 && this.#repository.serverReady() && this.#repository.names().every((n) => this.#healthy(n));
   }
 
   /** A loaded model's own health (ModelInstance.healthy); models not loaded are the repository's business. */
   #healthy(name: string, version?: string): boolean {
     if (this.#repository.state(name)?.state !== 'READY') return true;
     return this.#repository.peek(name, version).instance.healthy?.() ?? true;
+  }
+
+  /**
+   * Readiness stays false until the returned function is called: `listen` holds it until
+   * every listener is bound, so a server missing one of its ports never reports ready.
+   */
+  hold(): () => void {
+    this.#held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held--;
+    };
   }
 
   /** Readiness turns false for good (shutdown has begun); requests are still served. */

@@ -1,12 +1,14 @@
 /**
  * `kserve-ts serve`: the only place that binds ports and handles signals.
  * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
- * requested (the anchor's NoModelReady), 2 for invalid flags.
+ * requested (the anchor's NoModelReady) or a port could not be bound, 2 for invalid flags.
  */
 import { BackendSettings } from './backend-settings.js';
 import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
+import { ListenError } from '../cli/listen-error.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { flushCompileCache } from './compile-cache.js';
+import { listen } from './listen.js';
 import { createLogger } from './logger.js';
 import { installFaultPolicy } from './process-faults.js';
 import { createServer, defaultBackends } from './server.js';
@@ -59,18 +61,21 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     () => undefined,
     (e: unknown) => e as Error,
   );
-  await server.http.listen({
-    host: config.httpHost,
-    port: config.httpPort,
-    // fastify names the scheme from its own `https` option, which an HTTPS server made by our
-    // serverFactory (http/tls.ts) does not set.
-    ...(config.tls !== undefined ? { listenTextResolver: (address: string) => `Server listening at ${address.replace(/^http:/, 'https:')}` } : {}),
-  });
-  logger.info({ port: config.httpPort, host: config.httpHost, tls: config.tls !== undefined }, 'REST server listening');
-  if (server.grpc !== undefined) {
-    const port = await server.grpc.listen(config.httpHost, config.grpcPort);
-    logger.info({ port, host: config.httpHost }, 'gRPC server listening');
+  let ports;
+  try {
+    ports = await listen(server);
+  } catch (e) {
+    if (!(e instanceof ListenError)) throw e;
+    // Before readiness (held until every listener is bound), and at once: the bin exits on
+    // a non-zero code without waiting for models still loading.
+    logger.fatal({ err: e.message }, 'a listener could not be bound; stopping');
+    process.stderr.write(`kserve-ts serve: ${e.message}\n`);
+    server.dataplane.drain();
+    leaveCluster();
+    return 1;
   }
+  logger.info({ port: ports.http, host: config.httpHost, tls: config.tls !== undefined }, 'REST server listening');
+  if (ports.grpc !== undefined) logger.info({ port: ports.grpc, host: config.httpHost }, 'gRPC server listening');
 
   let exitCode = 0;
   const stopped = new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@
  * service and server reflection, with the configured message-size limits. Nothing binds a
  * port until `listen`; main.ts and the test helper decide where.
  */
+import { format } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { markDetachable } from '../../protocols/buffer-ownership.js';
@@ -97,6 +98,9 @@ function hostPort(host: string, port: number): string {
 
 export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   const logger = opts.logger.child({ component: 'grpc' });
+  // grpc-js writes its own errors to stderr as bare "E ..." lines (process-wide); here they
+  // are JSON log lines like every other, and stderr keeps only the start-up's one-line errors.
+  grpc.setLogger({ error: (...args: unknown[]) => logger.error({ source: 'grpc-js' }, format(...args)) });
   const definition = loadProtocolDefinition();
   const inference = definition[INFERENCE_SERVICE] as grpc.ServiceDefinition;
   const health = new HealthService(opts.dataplane, { pollMs: opts.healthPollMs });

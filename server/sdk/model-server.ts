@@ -9,9 +9,9 @@
  * model has loaded (or failed: see `repository.state`); `stop` drains and unloads. Signals
  * are the embedder's: call `stop` from a SIGTERM handler (the CLI, `kserve-ts serve`, does).
  */
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { parseServeArgs } from '../config.js';
+import { listen } from '../listen.js';
 import { createLogger } from '../logger.js';
 import type { ModelRepository } from '../repository/model-repository.js';
 import { type ModelServer as CoreServer, createServer, defaultBackends } from '../server.js';
@@ -70,9 +70,17 @@ export class ModelServer {
     const server = await createServer(config, logger, { backends, provided });
     this.#server = server;
     const loading = server.repository.loadStartupModels();
-    await server.http.listen({ host: config.httpHost, port: config.httpPort });
-    this.#httpPort = (server.http.server.address() as AddressInfo).port;
-    if (server.grpc !== undefined) this.#grpcPort = await server.grpc.listen(config.httpHost, config.grpcPort);
+    try {
+      const ports = await listen(server);
+      this.#httpPort = ports.http;
+      this.#grpcPort = ports.grpc;
+    } catch (e) {
+      // A port that cannot be bound (a ListenError naming it) stops what was started.
+      await loading.catch(() => undefined);
+      await server.close();
+      this.#server = undefined;
+      throw e;
+    }
     await loading;
   }
 

@@ -53,7 +53,9 @@ export async function startController(cp: TestControlPlane, identity: string, ex
   };
   process.once('exit', reap);
   void cli.exited.then(() => process.off('exit', reap));
-  const line = await cli.waitForLog((l) => l['msg'] === 'health server listening', 60_000);
+  // Ports bind first; 'controller started' follows the CRDs, the config and the webhook registration.
+  await cli.waitForLog((l) => l['msg'] === 'controller started', 60_000);
+  const line = await cli.waitForLog((l) => l['msg'] === 'health server listening');
   return {
     cli,
     healthPort: Number(line['healthPort']),

@@ -54,19 +54,27 @@ export interface TestServer {
 }
 
 /**
- * Starts a server with CLI-style flags (as `kserve-ts serve` would get them) on port 0.
- * `grpc: true` also serves gRPC on a free loopback port (see `grpcAddress`); `logger` receives
- * the server's log (silent otherwise, unless TEST_LOG_LEVEL says).
+ * Builds a server with CLI-style flags (as `kserve-ts serve` would get them), on loopback and
+ * port 0 unless the flags say otherwise; nothing bound, no model loaded yet. `logger`
+ * receives the server's log (silent otherwise, unless TEST_LOG_LEVEL says).
  */
-export async function startServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<TestServer> {
+export async function buildServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<ModelServer> {
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
     {},
     defaultBackends().flags(),
   );
-  const server = await createServer(config, opts.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
+  return createServer(config, opts.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
     defaultMetrics: false,
   });
+}
+
+/**
+ * Starts a server (buildServer) on port 0 and loads its models. `grpc: true` also serves
+ * gRPC on a free loopback port (see `grpcAddress`).
+ */
+export async function startServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<TestServer> {
+  const server = await buildServer(flags, opts);
   await server.http.listen({ host: '127.0.0.1', port: 0 });
   const grpcPort = server.grpc === undefined ? undefined : await server.grpc.listen('127.0.0.1', 0);
   await server.repository.loadStartupModels();
