@@ -6,15 +6,18 @@
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcClient } from '../../test/grpc/client.js';
+import { type LogLines, logLines } from '../../test/helpers/log-lines.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
 
 const MiB = 1024 * 1024;
 let t: TestServer;
 let repo: ReturnType<typeof makeRepository>;
+let log: LogLines;
 
 beforeAll(async () => {
   repo = makeRepository({ m: 'identity_fp32' });
-  t = await startServer(['--model_repository', repo.dir, '--grpc_max_inflight_message_bytes', String(4 * MiB)], { grpc: true });
+  log = logLines();
+  t = await startServer(['--model_repository', repo.dir, '--grpc_max_inflight_message_bytes', String(4 * MiB)], { grpc: true, logger: log.logger });
 });
 
 afterAll(async () => {
@@ -45,6 +48,7 @@ describe('gRPC in-flight message budget', () => {
       const second = stalledUpload(2 * MiB);
       sessions.push(second.session);
       expect(await second.closed).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      expect(await log.waitFor((l) => l['limit'] === '--grpc_max_inflight_message_bytes')).toMatchObject({ level: 40, max: 4 * MiB });
       // A small call still fits beside the stalled 3 MiB.
       const c = grpcClient(t.grpcAddress as string);
       try {

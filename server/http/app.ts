@@ -47,6 +47,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     connectionsCheckingInterval: 1000,
   };
   const logger = opts.logger.child({ component: 'http' });
+  const limitLog = new LimitLog(logger);
   const tls = opts.tls;
   let httpsServer: HttpsServer | undefined;
   const app = Fastify({
@@ -74,7 +75,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
             return httpsServer;
           },
         }),
-    clientErrorHandler: clientErrorHandler(limits),
+    clientErrorHandler: clientErrorHandler(limits, limitLog),
     // Model names may contain characters such as '.'; keep routing strict otherwise.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (a segment past maxParamLength, an undecodable URL) in the
@@ -90,7 +91,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     // closed. Its response carries `Connection: close` (below), so no further one follows.
     return503OnClosing: false,
   });
-  limitConnections(app.server, limits, new LimitLog(logger));
+  limitConnections(app.server, limits, limitLog);
   if (tls !== undefined && httpsServer !== undefined) {
     const unwatch = watchTlsFiles(httpsServer, tls, logger);
     app.addHook('onClose', (_instance, done) => {
@@ -98,7 +99,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
       done();
     });
   }
-  limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes);
+  limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes, limitLog);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));

@@ -11,10 +11,11 @@ import { Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../protocols/errors.js';
 import { ByteBudget } from '../byte-budget.js';
+import type { LimitLog } from '../limit-log.js';
 
 const SMALL = 64 * 1024;
 
-export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number): void {
+export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number, log: LimitLog): void {
   if (maxBytes <= 0) return;
   const budget = new ByteBudget(maxBytes);
   app.addHook('preParsing', (request, _reply, payload, done) => {
@@ -30,6 +31,11 @@ export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number): 
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         if (!account.take(chunk.byteLength)) {
+          log.acted(
+            'rest_max_inflight_body_bytes',
+            { limit: '--rest_max_inflight_body_bytes', max: maxBytes, held: budget.held, transport: 'rest' },
+            'in-flight request body bytes at their limit: a request was answered 503',
+          );
           cb(errors.serverBusy(`the server already holds ${budget.held} bytes of request bodies (limit --rest_max_inflight_body_bytes ${maxBytes})`));
           return;
         }

@@ -6,6 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { LimitLog } from '../limit-log.js';
 import type { ServerLimits } from '../limits.js';
 
 interface ClientError {
@@ -46,10 +47,17 @@ export function answerAndClose(socket: Socket, status: number, message: string, 
   socket.destroy();
 }
 
-export function clientErrorHandler(limits: ServerLimits): (err: NodeJS.ErrnoException, socket: Socket) => void {
+export function clientErrorHandler(limits: ServerLimits, log: LimitLog): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const { status, message } = classify(err, limits);
+    if (status === 408) {
+      log.acted(
+        'request_timeout',
+        { limit: '--headers_timeout_seconds/--request_timeout_seconds', headersSeconds: limits.headersTimeoutMs / 1000, requestSeconds: limits.requestTimeoutMs / 1000, transport: 'rest' },
+        'request not received in time: answered 408 and closed the connection',
+      );
+    }
     answerAndClose(socket, status, message);
   };
 }

@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpc, grpcClient } from '../../test/grpc/client.js';
 import { expectError, get, post } from '../../test/helpers/http.js';
+import { type LogLines, logLines } from '../../test/helpers/log-lines.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
 
 /** Sends raw bytes and resolves with everything the server wrote before closing. */
@@ -36,8 +37,10 @@ function parse(response: string): { status: number; headers: string; body: unkno
 describe('REST transport limits', () => {
   let t: TestServer;
   let repo: ReturnType<typeof makeRepository>;
+  let log: LogLines;
   beforeAll(async () => {
     repo = makeRepository({ m: 'identity_fp32' });
+    log = logLines();
     t = await startServer([
       '--model_repository', repo.dir,
       '--max_header_bytes', '2048',
@@ -45,7 +48,7 @@ describe('REST transport limits', () => {
       '--request_timeout_seconds', '2',
       '--rest_max_json_bytes', '4096',
       '--max_connections', '64',
-    ]);
+    ], { logger: log.logger });
   });
   afterAll(async () => {
     await t.close();
@@ -73,6 +76,7 @@ describe('REST transport limits', () => {
     const r = parse(await raw(t.url, ['POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"inp'], { keepOpen: true }));
     expect(r.status).toBe(408);
     expect(r.body).toEqual({ error: expect.stringMatching(/^Request not received in time/) });
+    expect(await log.waitFor((l) => l['limit'] === '--headers_timeout_seconds/--request_timeout_seconds')).toMatchObject({ level: 40, requestSeconds: 2 });
   });
 
   it('an unterminated chunked body is a 408 too', async () => {
@@ -221,9 +225,11 @@ it('an idle gRPC connection is closed after --grpc_max_connection_idle_seconds',
 describe('request bytes held at once', () => {
   let t: TestServer;
   let repo: ReturnType<typeof makeRepository>;
+  let log: LogLines;
   beforeAll(async () => {
     repo = makeRepository({ m: 'identity_fp32' });
-    t = await startServer(['--model_repository', repo.dir, '--rest_max_inflight_body_bytes', String(3 * 2 ** 20)]);
+    log = logLines();
+    t = await startServer(['--model_repository', repo.dir, '--rest_max_inflight_body_bytes', String(3 * 2 ** 20)], { logger: log.logger });
   });
   afterAll(async () => {
     await t.close();
@@ -254,6 +260,7 @@ describe('request bytes held at once', () => {
       }
       expectError(r as NonNullable<typeof r>, 503, /^Server is busy: the server already holds \d+ bytes of request bodies \(limit --rest_max_inflight_body_bytes 3145728\); retry later\.$/);
       expect(r?.headers.get('retry-after')).toBe('1');
+      expect(await log.waitFor((l) => l['limit'] === '--rest_max_inflight_body_bytes')).toMatchObject({ level: 40, max: 3 * 2 ** 20 });
     } finally {
       for (const s of stalled) s.destroy();
     }
