@@ -21,6 +21,8 @@ export interface ServerLimits {
   readonly requestTimeoutMs: number;
   /** A REST body or gRPC request message that receives no byte for this long (ms) is ended: 408 / DEADLINE_EXCEEDED. 0 = never. */
   readonly receiveTimeoutMs: number;
+  /** A response (REST) or response message (gRPC) the client leaves unread this long (ms, no byte sent) loses its connection / call. 0 = never. */
+  readonly sendTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long (ms); KServe's --timeout_keep_alive. */
   readonly keepAliveTimeoutMs: number;
   /** REST connections open at once; beyond it the oldest connection with no request in progress is closed. */
@@ -64,6 +66,11 @@ export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = 
     dflt: '30',
     help: 'a REST request body or gRPC request message that receives no byte for this long is ended (a stalled upload): 408 / DEADLINE_EXCEEDED, as nginx\'s client_body_timeout (seconds; 0 = never)',
   },
+  {
+    name: 'send_timeout_seconds',
+    dflt: '30',
+    help: "a response the client leaves unread (no byte sent) for this long loses its REST connection or gRPC call, as nginx's send_timeout (seconds; 0 = never)",
+  },
   { name: 'timeout_keep_alive', dflt: '65', help: "idle keep-alive REST connections close after this long (seconds; KServe's flag and default: longer than a proxy's 60 s idle timeout)" },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
   { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
@@ -88,6 +95,7 @@ export function limitsFrom(int: (name: string) => number): ServerLimits {
     headersTimeoutMs: seconds('headers_timeout_seconds'),
     requestTimeoutMs: seconds('request_timeout_seconds'),
     receiveTimeoutMs: seconds('receive_timeout_seconds'),
+    sendTimeoutMs: seconds('send_timeout_seconds'),
     keepAliveTimeoutMs: seconds('timeout_keep_alive'),
     maxConnections: int('max_connections'),
     grpcMaxConnections: int('grpc_max_connections'),

@@ -1,9 +1,9 @@
 /**
- * The receive deadline of REST bodies and gRPC request messages: requests still being
- * received are sampled by one timer per server, and one that received no byte for
- * `stallMs` (a stalled upload), or has not been received whole within `deadlineMs` when one
- * is given (a trickle), is expired. Progress is read, not pushed: the transports add nothing
- * per chunk or per request for it, and no timer runs while nothing is being received.
+ * Requests waiting on their client, sampled by one timer per server: one whose bytes have
+ * not moved for `stallMs` (a stalled upload: the receive timeout; a response the client does
+ * not read: the send timeout), or that still waits after `deadlineMs` when one is given (a
+ * trickle), is expired. Progress is read, not pushed: the transports add nothing per chunk
+ * for it, and no timer runs while no request is in progress.
  */
 export type Expiry = 'stalled' | 'deadline';
 
@@ -12,11 +12,11 @@ export interface StallPolicy<R> {
   readonly stallMs: number;
   /** Not received whole within this long (ms) expires a request; 0 or absent = never. */
   readonly deadlineMs?: number;
-  /** The requests that may still be receiving (the watch skips those `received` says are whole). */
+  /** The requests in progress (the watch skips those not `waiting`). */
   candidates(): Iterable<R>;
-  /** Whether `r` has been received whole. */
-  received(r: R): boolean;
-  /** Any counter that grows while bytes of `r` arrive. */
+  /** Whether `r` waits on its client now (its request is still arriving, or its response cannot be written). */
+  waiting(r: R): boolean;
+  /** Any number that changes while bytes of `r` move. */
   progress(r: R): number;
   /** Ends `r` (answers it and closes what it needs to). */
   expire(r: R, why: Expiry): void;
@@ -26,7 +26,7 @@ interface Seen {
   readonly bytes: number;
   /** When `bytes` was first seen (ms). */
   readonly since: number;
-  /** When the request was first seen receiving (ms). */
+  /** When the request was first seen waiting (ms). */
   readonly first: number;
 }
 
@@ -35,6 +35,7 @@ export class StallWatch<R> {
   readonly #periodMs: number;
   #seen = new Map<R, Seen>();
   #timer: NodeJS.Timeout | undefined;
+  #lastSweep = 0;
 
   constructor(policy: StallPolicy<R>) {
     this.#policy = policy;
@@ -43,9 +44,10 @@ export class StallWatch<R> {
     this.#periodMs = Number.isFinite(shortest) ? Math.max(10, Math.min(1000, shortest / 2)) : 0;
   }
 
-  /** A request may have begun receiving: sampling runs until none is. */
+  /** A request began: sampling runs until none is in progress. */
   wake(): void {
     if (this.#periodMs === 0 || this.#timer !== undefined) return;
+    this.#lastSweep = Date.now();
     this.#timer = setInterval(() => this.#sweep(), this.#periodMs);
     this.#timer.unref();
   }
@@ -59,14 +61,20 @@ export class StallWatch<R> {
   #sweep(): void {
     const { stallMs, deadlineMs = 0 } = this.#policy;
     const now = Date.now();
+    // A late sweep means this process was not running (a long GC, a starved CPU): bytes the
+    // kernel holds for it were not read either, so that time is not counted as a stall.
+    const late = now - this.#lastSweep > 2 * this.#periodMs;
+    this.#lastSweep = now;
     const next = new Map<R, Seen>();
     const expired: [R, Expiry][] = [];
+    let inProgress = 0;
     for (const r of this.#policy.candidates()) {
-      if (this.#policy.received(r)) continue;
+      inProgress++;
+      if (!this.#policy.waiting(r)) continue;
       const bytes = this.#policy.progress(r);
       const seen = this.#seen.get(r);
       const first = seen?.first ?? now;
-      const since = seen === undefined || seen.bytes !== bytes ? now : seen.since;
+      const since = seen === undefined || seen.bytes !== bytes || late ? now : seen.since;
       if (stallMs > 0 && now - since >= stallMs) expired.push([r, 'stalled']);
       else if (deadlineMs > 0 && now - first >= deadlineMs) expired.push([r, 'deadline']);
       else next.set(r, { bytes, since, first });
@@ -74,6 +82,6 @@ export class StallWatch<R> {
     this.#seen = next;
     // Expiring closes connections, which changes what `candidates` iterates: after the walk.
     for (const [r, why] of expired) this.#policy.expire(r, why);
-    if (next.size === 0) this.stop();
+    if (inProgress === 0) this.stop();
   }
 }

@@ -6,9 +6,10 @@
  * the new one is refused. A call whose request message receives no byte for
  * --receive_timeout_seconds, or is not received whole within --request_timeout_seconds, is
  * answered DEADLINE_EXCEEDED and reset; its connection stays. HTTP/2 PINGs keep a
- * connection alive but are no bytes of a call. Each action is logged (server/limit-log.ts).
+ * connection alive but are no bytes of a call. A call whose response the client leaves
+ * unread (no flow-control window) for --send_timeout_seconds is reset (CANCELLED). Each action is logged (server/limit-log.ts).
  */
-import type { Http2Server, Http2Session, ServerHttp2Stream } from 'node:http2';
+import { type Http2Server, type Http2Session, type ServerHttp2Stream, constants } from 'node:http2';
 import { errors } from '../../protocols/errors.js';
 import { ConnectionSet } from '../connection-set.js';
 import type { LimitLog } from '../limit-log.js';
@@ -16,7 +17,7 @@ import type { ServerLimits } from '../limits.js';
 import { StallWatch } from '../stall-watch.js';
 import { endCall } from './call-status.js';
 
-export interface SessionLimits extends Pick<ServerLimits, 'grpcMaxConnections' | 'receiveTimeoutMs' | 'requestTimeoutMs'> {
+export interface SessionLimits extends Pick<ServerLimits, 'grpcMaxConnections' | 'receiveTimeoutMs' | 'requestTimeoutMs' | 'sendTimeoutMs'> {
   /** Paths of methods whose request is a stream (reflection): open-ended by design, never expired. */
   readonly streamingRequests: ReadonlySet<string>;
 }
@@ -54,11 +55,11 @@ export function limitSessions(h2: Http2Server, limits: SessionLimits, log: Limit
   });
   const stalled = errors.requestTimeout(`the request message was not received in time: no byte for ${limits.receiveTimeoutMs / 1000} s (--receive_timeout_seconds)`);
   const late = errors.requestTimeout(`the request message was not received within ${limits.requestTimeoutMs / 1000} s (--request_timeout_seconds)`);
-  const stalls = new StallWatch<ServerHttp2Stream>({
+  const receives = new StallWatch<ServerHttp2Stream>({
     stallMs: limits.receiveTimeoutMs,
     deadlineMs: limits.requestTimeoutMs,
     candidates: () => bytes.keys(),
-    received,
+    waiting: (stream) => !received(stream),
     progress: (stream) => bytes.get(stream) ?? 0,
     expire: (stream, why) => {
       log.acted(
@@ -69,6 +70,24 @@ export function limitSessions(h2: Http2Server, limits: SessionLimits, log: Limit
         'request message not received in time: answered DEADLINE_EXCEEDED and reset the call',
       );
       endCall(stream, why === 'stalled' ? stalled : late);
+    },
+  });
+  // A response the client grants no flow-control window for stays queued in this process.
+  const sends = new StallWatch<ServerHttp2Stream>({
+    stallMs: limits.sendTimeoutMs,
+    candidates: function* () {
+      for (const streams of calls.values()) yield* streams;
+    },
+    waiting: (stream) => !stream.destroyed && stream.writableLength > 0,
+    // Queued bytes go down as the client reads and up as the handler writes: either moves.
+    progress: (stream) => stream.writableLength,
+    expire: (stream) => {
+      log.acted(
+        'send_timeout',
+        { limit: '--send_timeout_seconds', seconds: limits.sendTimeoutMs / 1000, transport: 'grpc' },
+        'response not read by the client: reset the call',
+      );
+      stream.close(constants.NGHTTP2_CANCEL);
     },
   });
 
@@ -90,13 +109,17 @@ export function limitSessions(h2: Http2Server, limits: SessionLimits, log: Limit
       // grpc-js reads the stream itself; a second 'data' listener sees the same chunks and
       // leaves its flow control alone (it pauses explicitly, which a listener does not undo).
       stream.on('data', (chunk: Buffer) => bytes.set(stream, (bytes.get(stream) ?? 0) + chunk.byteLength));
-      stalls.wake();
+      receives.wake();
     }
+    sends.wake();
     stream.once('close', () => {
       sessions.end(session);
       calls.get(session)?.delete(stream);
       bytes.delete(stream);
     });
   });
-  h2.once('close', () => stalls.stop());
+  h2.once('close', () => {
+    receives.stop();
+    sends.stop();
+  });
 }

@@ -4,7 +4,8 @@
  * its handshake); past --max_connections the oldest idle connection is closed, else the
  * oldest whose request body is still being received (answered 503 first), else the new one
  * is refused. A request whose body receives no byte for --receive_timeout_seconds is
- * answered 408 and its connection closed. Each action is logged (server/limit-log.ts).
+ * answered 408 and its connection closed; one whose response the client leaves unread for
+ * --send_timeout_seconds loses its connection. Each action is logged (server/limit-log.ts).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -24,7 +25,7 @@ function tcpOf(socket: Socket): Socket {
   return (socket as Socket & { _parent?: Socket })._parent ?? socket;
 }
 
-export function limitConnections(server: Server, limits: Pick<ServerLimits, 'maxConnections' | 'receiveTimeoutMs'>, log: LimitLog): void {
+export function limitConnections(server: Server, limits: Pick<ServerLimits, 'maxConnections' | 'receiveTimeoutMs' | 'sendTimeoutMs'>, log: LimitLog): void {
   const tls = server instanceof TlsServer;
   // The request in progress on a connection (the latest, if pipelined) and, over TLS, the socket it is read from.
   const current = new Map<Socket, IncomingMessage>();
@@ -48,10 +49,10 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
       ),
   });
   const timeout = errors.requestTimeout(`the request body was not received in time: no byte for ${limits.receiveTimeoutMs / 1000} s (--receive_timeout_seconds)`);
-  const stalls = new StallWatch<IncomingMessage>({
+  const receives = new StallWatch<IncomingMessage>({
     stallMs: limits.receiveTimeoutMs,
     candidates: () => current.values(),
-    received: (req) => req.complete,
+    waiting: (req) => !req.complete,
     progress: (req) => req.socket.bytesRead,
     expire: (req) => {
       log.acted(
@@ -60,6 +61,22 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
         'request body stalled: answered 408 and closed the connection',
       );
       answerAndClose(req.socket, timeout.httpStatus, timeout.message);
+    },
+  });
+  // A response the client does not read stays queued in this process (the kernel's buffers
+  // are full): it holds its connection and its bytes until the client reads or goes.
+  const sends = new StallWatch<IncomingMessage>({
+    stallMs: limits.sendTimeoutMs,
+    candidates: () => current.values(),
+    waiting: (req) => req.complete && req.socket.writableLength > 0,
+    progress: (req) => req.socket.bytesWritten,
+    expire: (req) => {
+      log.acted(
+        'send_timeout',
+        { limit: '--send_timeout_seconds', seconds: limits.sendTimeoutMs / 1000, transport: tls ? 'https' : 'rest' },
+        'response not read by the client: closed the connection',
+      );
+      req.socket.destroy();
     },
   });
 
@@ -80,11 +97,15 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
     const c = tcpOf(req.socket);
     connections.begin(c);
     current.set(c, req);
-    stalls.wake();
+    receives.wake();
+    sends.wake();
     res.once('close', () => {
       connections.end(c);
       if (current.get(c) === req) current.delete(c);
     });
   });
-  server.once('close', () => stalls.stop());
+  server.once('close', () => {
+    receives.stop();
+    sends.stop();
+  });
 }

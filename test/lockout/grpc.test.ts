@@ -1,11 +1,12 @@
 /**
  * gRPC lockouts (#27 items 1 and 2), each attack held past the receive deadline while
  * health probes and a real client on fresh connections keep succeeding. Small bounds: 16
- * connections, a 1 s receive deadline, a 4 MiB in-flight budget. Every step waits on an
+ * connections, a 2 s receive and send deadline, a 4 MiB in-flight budget. Every step waits on an
  * event (a PING answered after the server saw the call, a stream's close, a log line).
  */
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 import { grpcClient } from '../grpc/client.js';
 import { type LogLines, logLines } from '../helpers/log-lines.js';
 import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
@@ -18,7 +19,7 @@ let log: LogLines;
 beforeAll(async () => {
   log = logLines();
   t = await startServer(
-    ['--model_repository', repo.dir, '--grpc_max_connections', String(MAX), '--receive_timeout_seconds', '1', '--grpc_max_inflight_message_bytes', String(4 * MiB)],
+    ['--model_repository', repo.dir, '--grpc_max_connections', String(MAX), '--receive_timeout_seconds', '2', '--send_timeout_seconds', '2', '--grpc_max_inflight_message_bytes', String(4 * MiB)],
     { grpc: true, logger: log.logger },
   );
 });
@@ -115,6 +116,28 @@ describe('gRPC under stalled calls', () => {
       for (const s of sessions) s.destroy();
     }
     expect(await log.waitFor((l) => l['limit'] === '--grpc_max_connections')).toMatchObject({ level: 40, max: MAX, closed: 'receiving' });
-    expect(await log.waitFor((l) => l['limit'] === '--receive_timeout_seconds' && l['transport'] === 'grpc')).toMatchObject({ level: 40, seconds: 1 });
+    expect(await log.waitFor((l) => l['limit'] === '--receive_timeout_seconds' && l['transport'] === 'grpc')).toMatchObject({ level: 40, seconds: 2 });
+  }, 60_000);
+
+  it('a response the client grants no window for is reset past --send_timeout_seconds, probes answered meanwhile', async () => {
+    // 1 MiB out, and the client never reads: the server's stream stops at the 64 KiB window.
+    const n = 2 ** 18;
+    const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(4 * n)] } as never);
+    const session = http2.connect(`http://${t.grpcAddress}`);
+    session.on('error', () => undefined);
+    try {
+      const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
+      stream.on('error', () => undefined);
+      stream.pause();
+      const closed = new Promise<number | undefined>((resolve) => stream.once('close', () => resolve(stream.rstCode)));
+      const prefix = Buffer.alloc(5);
+      prefix.writeUInt32BE(message.length, 1);
+      stream.end(Buffer.concat([prefix, message]));
+      await probe();
+      expect(await log.waitFor((l) => l['limit'] === '--send_timeout_seconds')).toMatchObject({ level: 40, seconds: 2, transport: 'grpc' });
+      expect(await closed).toBe(http2.constants.NGHTTP2_CANCEL);
+    } finally {
+      session.destroy();
+    }
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /**
  * REST and HTTPS lockouts (#27 items 3 and 4), each attack held past the receive deadline
  * while probes on fresh connections and a real client keep succeeding. Small bounds: 16
- * connections, a 1 s receive deadline. Every step waits on an event (the server's 100
+ * connections, a 2 s receive and send deadline. Every step waits on an event (the server's 100
  * Continue, a socket's close, a log line), never on a clock.
  */
 import { execFileSync } from 'node:child_process';
@@ -82,7 +82,7 @@ async function start(tls: boolean): Promise<{ t: TestServer; log: LogLines; port
     certs.push('--ssl_certfile', cert, '--ssl_keyfile', key);
   }
   const log = logLines();
-  const t = await startServer(['--model_repository', repo.dir, '--max_connections', String(MAX), '--receive_timeout_seconds', '1', ...certs], { logger: log.logger });
+  const t = await startServer(['--model_repository', repo.dir, '--max_connections', String(MAX), '--receive_timeout_seconds', '2', '--send_timeout_seconds', '2', ...certs], { logger: log.logger });
   return { t, log, port: Number(new URL(t.url).port) };
 }
 
@@ -116,7 +116,32 @@ describe.each([
     const evicted = await log.waitFor((l) => l['limit'] === '--max_connections');
     expect(evicted).toMatchObject({ level: 40, max: MAX, closed: 'receiving' });
     const expired = await log.waitFor((l) => l['limit'] === '--receive_timeout_seconds');
-    expect(expired).toMatchObject({ level: 40, seconds: 1 });
+    expect(expired).toMatchObject({ level: 40, seconds: 2 });
+  }, 60_000);
+
+  it('a response the client leaves unread loses its connection past --send_timeout_seconds, probes answered meanwhile', async () => {
+    const { port, log } = s;
+    // 32 MiB of binary output: more than the kernel's buffers on both sides hold.
+    const n = 8 * 2 ** 20;
+    const head = JSON.stringify({
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16], parameters: { binary_data_size: 4 * n } }],
+      outputs: [{ name: 'OUTPUT0', parameters: { binary_data: true } }],
+    });
+    const reader = dial(port);
+    reader.pause();
+    let read = 0;
+    reader.on('data', (d: Buffer) => (read += d.length));
+    const closed = new Promise<void>((resolve) => reader.once('close', () => resolve()));
+    reader.on('error', () => undefined);
+    reader.write(
+      `POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${head.length}\r\nContent-Length: ${head.length + 4 * n}\r\n\r\n${head}`,
+    );
+    reader.write(Buffer.alloc(4 * n));
+    for (const p of PROBES) expect(lastStatus(await get(dial, port, p)), p).toBe(200);
+    expect(await log.waitFor((l) => l['limit'] === '--send_timeout_seconds')).toMatchObject({ level: 40, seconds: 2 });
+    reader.resume();
+    await closed;
+    expect(read).toBeLessThan(4 * n);
   }, 60_000);
 });
 
