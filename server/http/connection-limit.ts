@@ -27,6 +27,8 @@ function tcpOf(socket: Socket): Socket {
 
 export function limitConnections(server: Server, limits: Pick<ServerLimits, 'maxConnections' | 'receiveTimeoutMs' | 'sendTimeoutMs'>, log: LimitLog): void {
   const tls = server instanceof TlsServer;
+  const transport = tls ? 'https' : 'rest';
+  const timedOut = (flag: string, ms: number, msg: string) => log.acted(flag, { limit: flag, seconds: ms / 1000, transport }, msg);
   // The request in progress on a connection (the latest, if pipelined) and, over TLS, the socket it is read from.
   const current = new Map<Socket, IncomingMessage>();
   const secure = new WeakMap<Socket, TLSSocket>();
@@ -42,7 +44,7 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
     acted: (what) =>
       log.acted(
         `max_connections:${what}`,
-        { limit: '--max_connections', max: limits.maxConnections, closed: what, transport: tls ? 'https' : 'rest' },
+        { limit: '--max_connections', max: limits.maxConnections, closed: what, transport },
         what === 'refused'
           ? 'connection limit reached: every connection has a request being served; a new connection was refused'
           : `connection limit reached: closed the oldest ${what === 'idle' ? 'idle connection' : 'connection whose request body is still being received (503)'} to admit a new one`,
@@ -55,11 +57,7 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
     waiting: (req) => !req.complete,
     progress: (req) => req.socket.bytesRead,
     expire: (req) => {
-      log.acted(
-        'receive_timeout',
-        { limit: '--receive_timeout_seconds', seconds: limits.receiveTimeoutMs / 1000, transport: tls ? 'https' : 'rest' },
-        'request body stalled: answered 408 and closed the connection',
-      );
+      timedOut('--receive_timeout_seconds', limits.receiveTimeoutMs, 'request body stalled: answered 408 and closed the connection');
       answerAndClose(req.socket, timeout.httpStatus, timeout.message);
     },
   });
@@ -71,11 +69,7 @@ export function limitConnections(server: Server, limits: Pick<ServerLimits, 'max
     waiting: (req) => req.complete && req.socket.writableLength > 0,
     progress: (req) => req.socket.bytesWritten,
     expire: (req) => {
-      log.acted(
-        'send_timeout',
-        { limit: '--send_timeout_seconds', seconds: limits.sendTimeoutMs / 1000, transport: tls ? 'https' : 'rest' },
-        'response not read by the client: closed the connection',
-      );
+      timedOut('--send_timeout_seconds', limits.sendTimeoutMs, 'response not read by the client: closed the connection');
       req.socket.destroy();
     },
   });

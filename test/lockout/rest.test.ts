@@ -86,20 +86,26 @@ async function start(tls: boolean): Promise<{ t: TestServer; log: LogLines; port
   return { t, log, port: Number(new URL(t.url).port) };
 }
 
-describe.each([
-  ['REST', plain, false],
-  ['HTTPS', secure, true],
-] as const)('%s under stalled request bodies', (_name, dial, tls) => {
-  let s: Awaited<ReturnType<typeof start>>;
+/** A server for the enclosing describe, started before its tests and closed after them. */
+function useServer(tls: boolean): () => Awaited<ReturnType<typeof start>> {
+  let s: Awaited<ReturnType<typeof start>> | undefined;
   beforeAll(async () => {
     s = await start(tls);
   });
   afterAll(async () => {
     await s?.t.close();
   });
+  return () => s as Awaited<ReturnType<typeof start>>;
+}
+
+describe.each([
+  ['REST', plain, false],
+  ['HTTPS', secure, true],
+] as const)('%s under stalled request bodies', (_name, dial, tls) => {
+  const server = useServer(tls);
 
   it('connections past --max_connections with unfinished bodies never lock out probes or a client; each stalled body ends with 503 (closed to make room) or 408 (past the receive deadline)', async () => {
-    const { port, log } = s;
+    const { port, log } = server();
     // Twice: the attack renewed after the deadline has cut the first round.
     for (let round = 0; round < 2; round++) {
       const attack: Awaited<ReturnType<typeof stalledBody>>[] = [];
@@ -120,7 +126,7 @@ describe.each([
   }, 60_000);
 
   it('a response the client leaves unread loses its connection past --send_timeout_seconds, probes answered meanwhile', async () => {
-    const { port, log } = s;
+    const { port, log } = server();
     // 32 MiB of binary output: more than the kernel's buffers on both sides hold.
     const n = 8 * 2 ** 20;
     const head = JSON.stringify({
@@ -146,16 +152,10 @@ describe.each([
 });
 
 describe('HTTPS under silent TCP connections', () => {
-  let s: Awaited<ReturnType<typeof start>>;
-  beforeAll(async () => {
-    s = await start(true);
-  });
-  afterAll(async () => {
-    await s?.t.close();
-  });
+  const server = useServer(true);
 
   it('connections that never start the TLS handshake count from accept: past --max_connections the oldest are closed and a probe is answered', async () => {
-    const { port, log } = s;
+    const { port, log } = server();
     const n = 10 * MAX;
     const silent: Promise<string>[] = [];
     let closed = 0;
