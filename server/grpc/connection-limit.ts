@@ -101,9 +101,11 @@ export function limitSessions(h2: Http2Server, limits: SessionLimits, log: Limit
   });
   h2.on('stream', (stream: ServerHttp2Stream, headers) => {
     const session = stream.session;
-    if (session === undefined) return;
+    const open = session === undefined ? undefined : calls.get(session);
+    // A refused connection is closing: its calls are not counted.
+    if (session === undefined || open === undefined) return;
     sessions.begin(session);
-    calls.get(session)?.add(stream);
+    open.add(stream);
     if (!limits.streamingRequests.has(String(headers[':path']))) {
       bytes.set(stream, 0);
       // grpc-js reads the stream itself; a second 'data' listener sees the same chunks and
