@@ -5,8 +5,10 @@
  * Contract:
  * - The primary only supervises: it forks the workers, restarts one that dies after it has
  *   started serving, forwards SIGTERM/SIGINT and exits 0 once every worker has drained.
- * - A worker that exits before it started serving (e.g. no model could be loaded) stops the
- *   whole server with that worker's exit code: restarting it would fail the same way.
+ * - A worker that exits before it started serving (e.g. no model could be loaded, a port
+ *   cannot be bound) stops the whole server with that worker's exit code: restarting it would
+ *   fail the same way. Its one-line reason goes to the primary, which prints the first one
+ *   only (N workers failing alike print one line).
  * - Metrics: every worker records into its own registry; `GET /metrics` on any worker asks
  *   the primary, which collects and aggregates all workers' registries (prom-client's
  *   AggregatorRegistry: counters and histograms summed), so counts do not depend on which
@@ -19,11 +21,13 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 const METRICS_REQUEST = 'kserve-ts:metrics-request';
 const METRICS_RESPONSE = 'kserve-ts:metrics-response';
 const STARTED = 'kserve-ts:started';
+const FATAL = 'kserve-ts:fatal';
 
 type Message =
   | { type: typeof METRICS_REQUEST; id: number }
   | { type: typeof METRICS_RESPONSE; id: number; text?: string; error?: string }
-  | { type: typeof STARTED };
+  | { type: typeof STARTED }
+  | { type: typeof FATAL; line: string };
 
 export function isClusterWorker(): boolean {
   return cluster.isWorker;
@@ -34,6 +38,7 @@ export function runPrimary(workers: number, logger: Logger): Promise<number> {
   const aggregator = new AggregatorRegistry();
   const started = new WeakSet<Worker>();
   let stopping = false;
+  let printedFatal = false;
 
   return new Promise((resolve) => {
     const stopAll = (code: number) => {
@@ -53,6 +58,10 @@ export function runPrimary(workers: number, logger: Logger): Promise<number> {
 
     cluster.on('message', (worker, msg: Message) => {
       if (msg.type === STARTED) started.add(worker);
+      if (msg.type === FATAL && !printedFatal) {
+        printedFatal = true;
+        process.stderr.write(`${msg.line}\n`);
+      }
       if (msg.type !== METRICS_REQUEST) return;
       aggregator.clusterMetrics().then(
         (text) => worker.send({ type: METRICS_RESPONSE, id: msg.id, text } satisfies Message),
@@ -104,6 +113,16 @@ export function workerMetrics(registry: Registry): () => Promise<string> {
       pending.set(id, { resolve, reject });
       process.send?.({ type: METRICS_REQUEST, id } satisfies Message);
     });
+}
+
+/** A start-up failure's one line on stderr; in a worker, handed to the primary (see runPrimary). */
+export function printFatal(line: string): Promise<void> {
+  if (!isClusterWorker() || !process.connected || process.send === undefined) {
+    process.stderr.write(`${line}\n`);
+    return Promise.resolve();
+  }
+  // Sent before the worker exits: it leaves the IPC channel right after.
+  return new Promise((resolve) => process.send?.({ type: FATAL, line } satisfies Message, undefined, {}, () => resolve()));
 }
 
 /** Tells the primary this worker serves, so that its later death means restart, not stop. */

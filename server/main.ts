@@ -4,7 +4,7 @@
  * requested (the anchor's NoModelReady) or a port could not be bound, 2 for invalid flags.
  */
 import { BackendSettings } from './backend-settings.js';
-import { announceStarted, isClusterWorker, runPrimary, workerMetrics } from './cluster.js';
+import { announceStarted, isClusterWorker, printFatal, runPrimary, workerMetrics } from './cluster.js';
 import { ListenError } from '../cli/listen-error.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { flushCompileCache } from './compile-cache.js';
@@ -69,7 +69,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     // Before readiness (held until every listener is bound), and at once: the bin exits on
     // a non-zero code without waiting for models still loading.
     logger.fatal({ err: e.message }, 'a listener could not be bound; stopping');
-    process.stderr.write(`kserve-ts serve: ${e.message}\n`);
+    await printFatal(`kserve-ts serve: ${e.message}`);
     server.dataplane.drain();
     leaveCluster();
     return 1;
@@ -95,7 +95,7 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
 
   const noModel = async (detail: string): Promise<number> => {
     logger.fatal({ detail }, 'NoModelReady: no model could be loaded');
-    process.stderr.write(`kserve-ts serve: no model is ready (${detail})\n`);
+    await printFatal(`kserve-ts serve: no model is ready (${detail})`);
     await server.close();
     leaveCluster();
     return 1;

@@ -68,6 +68,12 @@ describe('kserve-ts serve with a port taken', () => {
     expect(r.messages).not.toContain('server started');
   }, 60_000);
 
+  it('with --workers 2: exits 1 with one line, not one per worker', async () => {
+    const r = await run([...serve, '--http_port', String(taken), '--grpc_port', '0', '--workers', '2']);
+    expect(r.code).toBe(1);
+    expect(r.errLines).toEqual([`kserve-ts serve: cannot listen on 127.0.0.1:${taken} for REST (--http_port): ${IN_USE}`]);
+  }, 60_000);
+
   it('HTTPS: exits 1 with one line', async () => {
     const cert = path.join(dir, 'c.pem');
     const key = path.join(dir, 'k.pem');
