@@ -5,7 +5,13 @@
  * filtered by format label, protocol, disabled and multiModel, each scope sorted by
  * (lowest protocol, newest, name) then by the format's priority, and namespaced runtimes
  * always precede cluster runtimes. Pure: the caller lists the runtimes.
+ *
+ * One rule of kserve-ts's own, for accelerators (accelerators.ts): auto-selection skips a
+ * runtime whose serving container requests an accelerator the model does not ask for, and
+ * within a scope puts the runtimes built for the model's accelerators first. Without
+ * accelerators on either side it changes nothing.
  */
+import { acceleratorsOf, runtimeAccelerators } from './accelerators.js';
 import type { ModelSpec, ProtocolVersion } from './api/inference-service.js';
 import type { ServingRuntime, ServingRuntimeSpec } from './api/serving-runtime.js';
 
@@ -56,13 +62,29 @@ function explicitRuntime(model: ModelSpec, name: string, candidates: RuntimeCand
 
 function autoSelectRuntime(model: ModelSpec, candidates: RuntimeCandidates): RuntimeSelection {
   const protocol = modelProtocol(model);
+  const wanted = acceleratorsOf(model.resources);
   const eligible = (r: ServingRuntime): boolean =>
-    !r.spec.disabled && !r.spec.multiModel && supportsFormat(model, r.spec, false) && supportsProtocol(r.spec, protocol);
-  const namespaced = orderCandidates(candidates.namespaced.filter(eligible), model.modelFormat.name);
+    !r.spec.disabled &&
+    !r.spec.multiModel &&
+    supportsFormat(model, r.spec, false) &&
+    supportsProtocol(r.spec, protocol) &&
+    runtimeAccelerators(r.spec).every((a) => wanted.includes(a));
+  const ordered = (list: readonly ServingRuntime[]) => acceleratedFirst(orderCandidates(list.filter(eligible), model.modelFormat.name));
+  const namespaced = ordered(candidates.namespaced);
   if (namespaced[0]) return chosen(model, namespaced[0], 'namespace');
-  const cluster = orderCandidates(candidates.cluster.filter(eligible), model.modelFormat.name);
+  const cluster = ordered(candidates.cluster);
   if (cluster[0]) return chosen(model, cluster[0], 'cluster');
   return fail('NoSupportingRuntime', 'No runtime found to support specified framework/version');
+}
+
+/**
+ * Runtimes built for an accelerator before the others, each group in KServe's order (a
+ * stable sort). The caller has already dropped runtimes built for accelerators the model
+ * does not ask for, so "built for one" means built for one the model asks for.
+ */
+function acceleratedFirst(runtimes: ServingRuntime[]): ServingRuntime[] {
+  const rank = (r: ServingRuntime) => (runtimeAccelerators(r.spec).length > 0 ? 0 : 1);
+  return runtimes.sort((a, b) => rank(a) - rank(b));
 }
 
 /**

@@ -1,29 +1,40 @@
 /**
  * The CUDA execution provider with its real libraries (onnxruntime-gpu and NVIDIA's CUDA
- * wheels, installed by scripts/install-cuda-ep.sh from its cache) on a machine without an
- * NVIDIA driver: `cuda,cpu` loads on the CPU and logs onnxruntime's real reason once; `cuda`
- * alone fails the load; a model's config.pbtxt override behaves the same.
+ * wheels, installed by scripts/install-cuda-ep.sh from its cache; on a fresh machine the
+ * first run downloads them, it never skips) on a machine without a GPU.
+ *
+ * With a stub driver (test/helpers/cuda-stub-driver.ts) the provider loads the way
+ * onnxruntime loads it, past symbol resolution, and CUDA initialisation fails inside
+ * onnxruntime: that is as far as a CPU machine gets, and the path a GPU machine takes up to
+ * the hardware. `cuda,cpu` serves on the CPU with one warning carrying onnxruntime's error,
+ * `cuda` alone fails the load with it, and the process never crashes. Without the driver at
+ * all, or without the CUDA libraries on LD_LIBRARY_PATH, the reason names the missing file.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STUB_FAILURE, type StubDriver, buildStubDriver } from './helpers/cuda-stub-driver.js';
 import { freePort } from './helpers/free-port.js';
 import { CLI } from './helpers/process.js';
 import { ROOT, makeRepository } from './helpers/server.js';
 import { tiedToParent } from './helpers/tied-process.js';
 
-const NO_DRIVER = 'libcuda.so.1: cannot open shared object file: No such file or directory';
 let libDir = '';
+let stub: StubDriver;
 
 beforeAll(() => {
   // Cached after the first run (~0.4 s); the first downloads ~1.5 GB of wheels from PyPI.
   libDir = execFileSync('bash', ['scripts/install-cuda-ep.sh'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  stub = buildStubDriver();
 }, 600_000);
+
+afterAll(() => stub?.cleanup());
 
 interface Served {
   readonly base: string;
   readonly child: ChildProcess;
   output(): string;
-  readonly exited: Promise<number | null>;
+  /** Exit code and signal: a crash shows as a signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 function serve(flags: string[], env: NodeJS.ProcessEnv): Promise<Served> {
@@ -33,13 +44,13 @@ function serve(flags: string[], env: NodeJS.ProcessEnv): Promise<Served> {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
     return { base: `http://127.0.0.1:${port}`, child, output: () => out, exited };
   });
 }
 
 async function ready(s: Served, model: string): Promise<boolean> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   let done = false;
   void s.exited.then(() => (done = true));
   while (Date.now() < deadline && !done) {
@@ -50,45 +61,73 @@ async function ready(s: Served, model: string): Promise<boolean> {
   return false;
 }
 
-const warnLines = (out: string) =>
-  out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['level'] === 40);
+async function stop(s: Served): Promise<void> {
+  s.child.kill('SIGTERM');
+  await s.exited;
+}
 
-describe('CUDA execution provider installed, no NVIDIA driver', () => {
+const logLines = (out: string) => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const warnLines = (out: string) => logLines(out).filter((l) => l['level'] === 40);
+const cudaWarnings = (out: string) => warnLines(out).filter((l) => String(l['msg']).includes('CUDA'));
+const sessions = (out: string) => logLines(out).filter((l) => l['msg'] === 'onnx session ready').map((l) => l['executionProviders']);
+
+/** A conv model answers on the server: it really runs somewhere. */
+async function inferConv(base: string, model: string): Promise<number> {
+  const data = Array.from({ length: 3 * 224 * 224 }, (_, i) => (i % 255) / 255);
+  const r = await fetch(`${base}/v2/models/${model}/infer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ inputs: [{ name: 'input', shape: [1, 3, 224, 224], datatype: 'FP32', data }] }),
+  });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+const INFO_CPU = (model: string) => new RegExp(`^kserve_model_info\\{model_name="${model}",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"\\} 1$`, 'm');
+
+describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUDA fails inside it', () => {
   const cleanups: Array<() => void> = [];
   afterAll(() => cleanups.forEach((c) => c()));
-  const env = () => ({ ...process.env, LD_LIBRARY_PATH: libDir });
+  const env = () => ({ ...process.env, LD_LIBRARY_PATH: `${stub.dir}:${libDir}` });
 
-  it('--execution_providers cuda,cpu loads on the cpu and logs the loader\'s reason once', async () => {
+  it('--execution_providers cuda,cpu serves on the cpu with one warning naming the CUDA failure, and lives on', async () => {
     const repo = makeRepository({ conv: 'conv_small' });
     cleanups.push(repo.cleanup);
     const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], env());
     try {
-      expect(await ready(s, 'conv')).toBe(true);
-      const warns = warnLines(s.output()).filter((l) => String(l['msg']).includes('CUDA'));
-      expect(warns).toHaveLength(1);
-      expect(warns[0]?.['msg']).toBe(`CUDA execution provider unavailable (${NO_DRIVER}); the model runs on cpu`);
-      const sessions = s.output().split('\n').filter((l) => l.includes('"onnx session ready"')).map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(sessions.map((l) => l['executionProviders'])).toEqual([['cpu']]);
-      // The metric says where the model really runs: cpu, after the fallback.
+      expect(await ready(s, 'conv'), s.output()).toBe(true);
+      const warns = cudaWarnings(s.output());
+      expect(warns, s.output()).toHaveLength(1);
+      const msg = String(warns[0]?.['msg']);
+      expect(msg).toMatch(/^CUDA execution provider unavailable \(.+\); the model runs on cpu$/);
+      expect(msg).toMatch(STUB_FAILURE);
+      // Loaded as onnxruntime loads it: never the standalone load's symbol error.
+      expect(msg).not.toContain('Provider_GetHost');
+      expect(s.output()).not.toContain('Provider_GetHost');
+      expect(sessions(s.output())).toEqual([['cpu']]);
+      expect(await inferConv(s.base, 'conv')).toBe(200);
       const metrics = await fetch(`${s.base}/metrics`).then((r) => r.text());
-      expect(metrics).toMatch(/^kserve_model_info\{model_name="conv",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"\} 1$/m);
+      expect(metrics).toMatch(INFO_CPU('conv'));
+      expect({ code: s.child.exitCode, signal: s.child.signalCode }).toEqual({ code: null, signal: null });
     } finally {
-      s.child.kill('SIGTERM');
-      await s.exited;
+      await stop(s);
     }
-  }, 60_000);
+  }, 120_000);
 
-  it('--execution_providers cuda alone fails the load with the reason', async () => {
+  it('--execution_providers cuda alone fails the load with the CUDA failure; the process exits, it does not crash', async () => {
     const repo = makeRepository({ conv: 'conv_small' });
     cleanups.push(repo.cleanup);
     const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda'], env());
     try {
-      expect(await s.exited).toBe(1); // no model became ready
-      expect(s.output()).toContain(`execution providers [cuda]: the CUDA execution provider cannot be loaded: ${NO_DRIVER}`);
+      expect(await s.exited).toEqual({ code: 1, signal: null }); // no model became ready
+      const line = s.output().split('\n').find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
+      expect(line, s.output()).toBeDefined();
+      expect(line).toMatch(STUB_FAILURE);
+      expect(s.output()).not.toContain('Provider_GetHost');
     } finally {
       s.child.kill('SIGTERM');
     }
-  }, 60_000);
+  }, 120_000);
 
   it('a config.pbtxt execution_providers override behaves the same as the flag', async () => {
     const param = (v: string) => `parameters { key: "execution_providers" value: { string_value: "${v}" } }`;
@@ -99,30 +138,66 @@ describe('CUDA execution provider installed, no NVIDIA driver', () => {
     cleanups.push(repo.cleanup);
     const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cpu'], env());
     try {
-      expect(await ready(s, 'both')).toBe(true);
+      expect(await ready(s, 'both'), s.output()).toBe(true);
       const only = await fetch(`${s.base}/v2/models/only/ready`).then((r) => r.status);
       expect(only).not.toBe(200);
-      expect(s.output()).toContain(`execution providers [cuda]: the CUDA execution provider cannot be loaded: ${NO_DRIVER}`);
-      const warns = warnLines(s.output()).filter((l) => l['model'] === 'both' && String(l['msg']).includes('CUDA'));
-      expect(warns.map((l) => l['msg'])).toEqual([`CUDA execution provider unavailable (${NO_DRIVER}); the model runs on cpu`]);
+      const failed = s.output().split('\n').find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
+      expect(failed).toMatch(STUB_FAILURE);
+      const warns = cudaWarnings(s.output()).filter((l) => l['model'] === 'both');
+      expect(warns).toHaveLength(1);
+      expect(String(warns[0]?.['msg'])).toMatch(STUB_FAILURE);
+      const metrics = await fetch(`${s.base}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(INFO_CPU('both'));
+      expect(s.child.exitCode).toBeNull();
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+});
+
+describe('CUDA execution provider installed, no driver or no CUDA libraries: the reason names the missing file', () => {
+  const cleanups: Array<() => void> = [];
+  afterAll(() => cleanups.forEach((c) => c()));
+
+  it('no NVIDIA driver: cuda,cpu serves on the cpu and the warning names libcuda.so.1', async () => {
+    const repo = makeRepository({ conv: 'conv_small' });
+    cleanups.push(repo.cleanup);
+    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], { ...process.env, LD_LIBRARY_PATH: libDir });
+    try {
+      expect(await ready(s, 'conv'), s.output()).toBe(true);
+      const warns = cudaWarnings(s.output());
+      expect(warns, s.output()).toHaveLength(1);
+      expect(String(warns[0]?.['msg'])).toMatch(/^CUDA execution provider unavailable \(.*libcuda\.so\.1: cannot open shared object file.*\); the model runs on cpu$/);
+      const metrics = await fetch(`${s.base}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(INFO_CPU('conv'));
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
+  it('no NVIDIA driver: cuda alone fails the load naming libcuda.so.1', async () => {
+    const repo = makeRepository({ conv: 'conv_small' });
+    cleanups.push(repo.cleanup);
+    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda'], { ...process.env, LD_LIBRARY_PATH: libDir });
+    try {
+      expect(await s.exited).toEqual({ code: 1, signal: null });
+      expect(s.output()).toMatch(/execution providers \[cuda\]: the CUDA execution provider cannot be loaded: .*libcuda\.so\.1: cannot open shared object file/);
     } finally {
       s.child.kill('SIGTERM');
-      await s.exited;
     }
-  }, 60_000);
+  }, 120_000);
 
-  it('without LD_LIBRARY_PATH the reason names the CUDA library that is missing', async () => {
+  it('without LD_LIBRARY_PATH the reason names a CUDA library that is missing', async () => {
     const repo = makeRepository({ conv: 'conv_small' });
     cleanups.push(repo.cleanup);
     const e = { ...process.env };
     delete e.LD_LIBRARY_PATH;
     const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], e);
     try {
-      expect(await ready(s, 'conv')).toBe(true);
-      expect(s.output()).toMatch(/CUDA execution provider unavailable \(lib(cublasLt|cublas|curand|cudart)\.so\.\d+: cannot open shared object file/);
+      expect(await ready(s, 'conv'), s.output()).toBe(true);
+      expect(s.output()).toMatch(/CUDA execution provider unavailable \(.*lib(cublasLt|cublas|curand|cudart|cufft|cudnn)\.so\.\d+: cannot open shared object file/);
     } finally {
-      s.child.kill('SIGTERM');
-      await s.exited;
+      await stop(s);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -27,6 +27,15 @@ const mlserver = rt('kserve-mlserver', { protocolVersions: ['v2'], supportedMode
 const triton = rt('kserve-tritonserver', { protocolVersions: ['v2', 'grpc-v2'], supportedModelFormats: [fmt('onnx', { version: '1', priority: 1 }), fmt('tensorflow', { version: '2', priority: 1 }), fmt('pytorch', { version: '1', autoSelect: false })] }, '2026-01-01T00:00:00Z', true);
 const tfserving = rt('kserve-tensorflow-serving', { protocolVersions: ['v1', 'grpc-v1'], supportedModelFormats: [fmt('tensorflow', { version: '1', priority: 2 }), fmt('tensorflow', { version: '2', priority: 2 })] }, '2026-01-01T00:00:00Z', true);
 
+// kserve-ts's runtimes (charts/kserve-ts-runtimes): the same formats, one built for NVIDIA GPUs.
+const gpuContainer = (resource: string) => [{ name: 'kserve-container', image: 'kserve-ts-server-cuda:1', resources: { limits: { cpu: '4', [resource]: '1' } } }];
+const cpuOnnx = rt('kserve-ts-onnx', { protocolVersions: ['v1', 'v2', 'grpc-v2'], supportedModelFormats: [fmt('onnx', { version: '1', priority: 3 })] }, '2026-01-01T00:00:00Z', true);
+const gpuOnnx = rt('kserve-ts-onnx-gpu', { protocolVersions: ['v1', 'v2', 'grpc-v2'], supportedModelFormats: [fmt('onnx', { version: '1', priority: 3 })], containers: gpuContainer('nvidia.com/gpu') }, '2026-01-01T00:00:00Z', true);
+// Newer, so KServe's order alone would put it first.
+const newerGpuOnnx: ServingRuntime = { ...gpuOnnx, metadata: { ...gpuOnnx.metadata, creationTimestamp: new Date('2026-06-01T00:00:00Z') } };
+const amdOnnx = rt('rocm-onnx', { protocolVersions: ['v1', 'v2'], supportedModelFormats: [fmt('onnx', { priority: 9 })], containers: gpuContainer('amd.com/gpu') }, '2026-01-01T00:00:00Z', true);
+const gpus = (n: string | number, where: 'limits' | 'requests' = 'limits'): Partial<ModelSpec> => ({ resources: { [where]: { cpu: '1', 'nvidia.com/gpu': n } } });
+
 type Row = [string, ModelSpec, { namespaced?: ServingRuntime[]; cluster?: ServingRuntime[] }, string];
 
 describe('runtime selection (KServe rules, table)', () => {
@@ -61,6 +70,17 @@ describe('runtime selection (KServe rules, table)', () => {
     ['auto: newest first when protocol and priority tie', model('onnx'), { namespaced: [rt('old', { supportedModelFormats: [fmt('onnx')] }, '2026-01-01T00:00:00Z'), rt('new', { supportedModelFormats: [fmt('onnx')] }, '2026-02-01T00:00:00Z')] }, 'namespace/new'],
     ['auto: name ascending as the last tie-break', model('onnx'), { namespaced: [rt('zeta', { supportedModelFormats: [fmt('onnx')] }), rt('alpha', { supportedModelFormats: [fmt('onnx')] })] }, 'namespace/alpha'],
     ['auto: priority is read from the first entry with the format name, version ignored', model('sklearn', { protocolVersion: 'v2' }), { cluster: [sklearnserver, mlserver] }, 'cluster/kserve-mlserver'],
+    // Accelerators (kserve-ts's rule: the runtime built for the model's accelerator).
+    ['accelerator: a predictor requesting nvidia.com/gpu gets the runtime built for it', model('onnx', gpus('1')), { cluster: [cpuOnnx, gpuOnnx] }, 'cluster/kserve-ts-onnx-gpu'],
+    ['accelerator: a GPU request in requests counts as in limits', model('onnx', gpus(1, 'requests')), { cluster: [cpuOnnx, gpuOnnx] }, 'cluster/kserve-ts-onnx-gpu'],
+    ['accelerator: a CPU predictor never gets a runtime that requests a GPU', model('onnx'), { cluster: [newerGpuOnnx, cpuOnnx] }, 'cluster/kserve-ts-onnx'],
+    ['accelerator: "0" GPUs asks for none', model('onnx', gpus('0')), { cluster: [newerGpuOnnx, cpuOnnx] }, 'cluster/kserve-ts-onnx'],
+    ['accelerator: a CPU predictor with only a GPU runtime has none', model('onnx'), { cluster: [gpuOnnx] }, 'NoSupportingRuntime'],
+    ['accelerator: a GPU predictor without a GPU runtime takes the others as before', model('onnx', gpus('1')), { cluster: [cpuOnnx] }, 'cluster/kserve-ts-onnx'],
+    ['accelerator: the GPU runtime comes before a higher priority without one', model('onnx', gpus('2')), { cluster: [rt('prio9', { supportedModelFormats: [fmt('onnx', { priority: 9 })] }, '2026-01-01T00:00:00Z', true), gpuOnnx] }, 'cluster/kserve-ts-onnx-gpu'],
+    ['accelerator: a runtime for another accelerator is skipped whatever its priority', model('onnx', gpus('1')), { cluster: [amdOnnx, cpuOnnx] }, 'cluster/kserve-ts-onnx'],
+    ['accelerator: namespaced before cluster still holds', model('onnx', gpus('1')), { namespaced: [rt('team', { supportedModelFormats: [fmt('onnx')] })], cluster: [gpuOnnx] }, 'namespace/team'],
+    ['accelerator: an explicit runtime is taken as named', model('onnx', { runtime: 'kserve-ts-onnx-gpu' }), { cluster: [cpuOnnx, gpuOnnx] }, 'cluster/kserve-ts-onnx-gpu'],
     // KServe's documented examples.
     ['KServe example: sklearn with v1 → sklearnserver (mlserver lacks v1)', model('sklearn'), { cluster: [mlserver, sklearnserver] }, 'cluster/kserve-sklearnserver'],
     ['no runtime at all', model('onnx'), {}, 'NoSupportingRuntime'],

@@ -7,6 +7,7 @@
  * thread (its `run` is a setImmediate around a blocking call).
  */
 import ort from 'onnxruntime-node';
+import { fallbackWarning, providerFailureReason, providerLoadError } from './execution-providers.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { quietNativeLog } from './native-log.js';
 
@@ -25,7 +26,12 @@ export interface OnnxRunner {
   close(): Promise<void>;
 }
 
-/** Creates the session, falling back to the CPU provider (with a warning) when others fail. */
+/**
+ * Creates the session with the model's providers, as onnxruntime loads them. onnxruntime
+ * does not fall back by itself (a CUDA failure throws even with cpu listed), so when the
+ * list has cpu after a provider that failed, the session is created again on the cpu with
+ * one warning carrying onnxruntime's reason; a list without cpu fails the load with it.
+ */
 export async function createRunner(settings: SessionSettings, warnings: string[]): Promise<OnnxRunner> {
   const options = (providers: readonly string[]): ort.InferenceSession.SessionOptions => ({
     executionProviders: providers,
@@ -40,10 +46,12 @@ export async function createRunner(settings: SessionSettings, warnings: string[]
   try {
     session = await ort.InferenceSession.create(settings.modelPath, options(wanted));
   } catch (e) {
+    const accelerator = wanted.find((p) => p !== 'cpu');
+    if (accelerator === undefined) throw e;
+    const reason = providerFailureReason((e as Error).message);
     // Only fall back along the list the model asked for: a cuda-only model must not run on cpu.
-    if (wanted.length === 1 && wanted[0] === 'cpu') throw e;
-    if (!wanted.includes('cpu')) throw new Error(`execution providers [${wanted.join(', ')}] failed: ${(e as Error).message.split('\n')[0]}`);
-    warnings.push(`execution providers [${wanted.join(', ')}] failed (${(e as Error).message.split('\n')[0]}); falling back to cpu`);
+    if (!wanted.includes('cpu')) throw providerLoadError(wanted, accelerator, reason);
+    warnings.push(fallbackWarning(accelerator, reason));
     session = await ort.InferenceSession.create(settings.modelPath, options(['cpu']));
     providers = ['cpu'];
   }
