@@ -30,7 +30,7 @@ describe('parseServeArgs', () => {
       intraOpThreads: usableCpus(),
       logLevel: 'info',
     });
-    expect(onnx([])).toEqual({ executionProviders: ['cpu'], interOpThreads: 1, inlineMaxMicros: 100, telemetry: false });
+    expect(onnx([])).toEqual({ executionProviders: ['cpu'], interOpThreads: 1, inlineMaxMicros: 100, telemetry: false, cuda: {} });
     expect(warnings).toEqual([]);
     expect(Object.isFrozen(config)).toBe(true);
   });

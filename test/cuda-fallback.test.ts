@@ -27,7 +27,11 @@ beforeAll(() => {
   stub = buildStubDriver();
 }, 600_000);
 
-afterAll(() => stub?.cleanup());
+const cleanups: Array<() => void> = [];
+afterAll(() => {
+  cleanups.forEach((c) => c());
+  stub?.cleanup();
+});
 
 interface Served {
   readonly base: string;
@@ -47,6 +51,13 @@ function serve(flags: string[], env: NodeJS.ProcessEnv): Promise<Served> {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
     return { base: `http://127.0.0.1:${port}`, child, output: () => out, exited };
   });
+}
+
+/** A repository of `layout` (makeRepository's) served with `flags`; the repository goes with the suite. */
+function serveRepo(layout: Parameters<typeof makeRepository>[0], flags: string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const repo = makeRepository(layout);
+  cleanups.push(repo.cleanup);
+  return serve(['--model_repository', repo.dir, ...flags], env);
 }
 
 async function ready(s: Served, model: string): Promise<boolean> {
@@ -83,17 +94,16 @@ async function inferConv(base: string, model: string): Promise<number> {
   return r.status;
 }
 
+/** The stub driver first, then the CUDA libraries: what a GPU node's LD_LIBRARY_PATH holds. */
+const env = () => ({ ...process.env, LD_LIBRARY_PATH: `${stub.dir}:${libDir}` });
+const param = (key: string, value: string) => `parameters { key: "${key}" value: { string_value: "${value}" } }\n`;
+
 const INFO_CPU = (model: string) => new RegExp(`^kserve_model_info\\{model_name="${model}",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"\\} 1$`, 'm');
 
 describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUDA fails inside it', () => {
-  const cleanups: Array<() => void> = [];
-  afterAll(() => cleanups.forEach((c) => c()));
-  const env = () => ({ ...process.env, LD_LIBRARY_PATH: `${stub.dir}:${libDir}` });
 
   it('--execution_providers cuda,cpu serves on the cpu with one warning naming the CUDA failure, and lives on', async () => {
-    const repo = makeRepository({ conv: 'conv_small' });
-    cleanups.push(repo.cleanup);
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], env());
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu'], env());
     try {
       expect(await ready(s, 'conv'), s.output()).toBe(true);
       const warns = cudaWarnings(s.output());
@@ -115,9 +125,7 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
   }, 120_000);
 
   it('--execution_providers cuda alone fails the load with the CUDA failure; the process exits, it does not crash', async () => {
-    const repo = makeRepository({ conv: 'conv_small' });
-    cleanups.push(repo.cleanup);
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda'], env());
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda'], env());
     try {
       expect(await s.exited).toEqual({ code: 1, signal: null }); // no model became ready
       const line = s.output().split('\n').find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
@@ -130,13 +138,10 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
   }, 120_000);
 
   it('a config.pbtxt execution_providers override behaves the same as the flag', async () => {
-    const param = (v: string) => `parameters { key: "execution_providers" value: { string_value: "${v}" } }`;
-    const repo = makeRepository({
-      both: { file: 'conv_small', config: param('cuda,cpu') },
-      only: { file: 'conv_small', config: param('cuda') },
-    });
-    cleanups.push(repo.cleanup);
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cpu'], env());
+    const s = await serveRepo({
+      both: { file: 'conv_small', config: param('execution_providers', 'cuda,cpu') },
+      only: { file: 'conv_small', config: param('execution_providers', 'cuda') },
+    }, ['--execution_providers', 'cpu'], env());
     try {
       expect(await ready(s, 'both'), s.output()).toBe(true);
       const only = await fetch(`${s.base}/v2/models/only/ready`).then((r) => r.status);
@@ -155,14 +160,41 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
   }, 120_000);
 });
 
+describe('CUDA provider options through a real server (stub driver)', () => {
+
+  it('valid options load through onnxruntime to the same CUDA failure; a bad or uncarryable value fails that model alone, saying why', async () => {
+    const s = await serveRepo({
+      dev: { file: 'conv_small', config: param('device_id', '1') + param('cudnn_conv_algo_search', 'EXHAUSTIVE') + param('use_tf32', 'true') },
+      bad: { file: 'conv_small', config: param('cudnn_conv_algo_search', 'FASTEST') },
+      tf32: { file: 'conv_small', config: param('use_tf32', '0') },
+    }, ['--execution_providers', 'cuda,cpu', '--device_id', '0'], env());
+    try {
+      expect(await ready(s, 'dev'), s.output()).toBe(true);
+      const warns = cudaWarnings(s.output()).filter((l) => l['model'] === 'dev');
+      expect(warns).toHaveLength(1);
+      expect(String(warns[0]?.['msg'])).toMatch(STUB_FAILURE);
+      for (const m of ['bad', 'tf32']) expect(await fetch(`${s.base}/v2/models/${m}/ready`).then((r) => r.status)).not.toBe(200);
+      expect(s.output()).toContain("config.pbtxt: parameter cudnn_conv_algo_search: 'FASTEST' is not a value of cudnn_conv_algo_search; it takes EXHAUSTIVE (0), HEURISTIC (1) or DEFAULT (2)");
+      expect(s.output()).toMatch(/use_tf32=0 cannot be applied: onnxruntime-node [\d.]+ hands the CUDA execution provider its device_id only/);
+      expect(s.child.exitCode).toBeNull();
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
+  it('a bad CUDA option flag stops the server at start-up with the flag named', async () => {
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu', '--gpu_mem_limit', '1G'], env());
+    const exit = await s.exited;
+    expect(exit.signal).toBeNull();
+    expect(exit.code).not.toBe(0);
+    expect(s.output()).toContain("--gpu_mem_limit: '1G' is not a value of gpu_mem_limit; it takes a number of bytes");
+  }, 60_000);
+});
+
 describe('CUDA execution provider installed, no driver or no CUDA libraries: the reason names the missing file', () => {
-  const cleanups: Array<() => void> = [];
-  afterAll(() => cleanups.forEach((c) => c()));
 
   it('no NVIDIA driver: cuda,cpu serves on the cpu and the warning names libcuda.so.1', async () => {
-    const repo = makeRepository({ conv: 'conv_small' });
-    cleanups.push(repo.cleanup);
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], { ...process.env, LD_LIBRARY_PATH: libDir });
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu'], { ...process.env, LD_LIBRARY_PATH: libDir });
     try {
       expect(await ready(s, 'conv'), s.output()).toBe(true);
       const warns = cudaWarnings(s.output());
@@ -176,9 +208,7 @@ describe('CUDA execution provider installed, no driver or no CUDA libraries: the
   }, 120_000);
 
   it('no NVIDIA driver: cuda alone fails the load naming libcuda.so.1', async () => {
-    const repo = makeRepository({ conv: 'conv_small' });
-    cleanups.push(repo.cleanup);
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda'], { ...process.env, LD_LIBRARY_PATH: libDir });
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda'], { ...process.env, LD_LIBRARY_PATH: libDir });
     try {
       expect(await s.exited).toEqual({ code: 1, signal: null });
       expect(s.output()).toMatch(/execution providers \[cuda\]: the CUDA execution provider cannot be loaded: .*libcuda\.so\.1: cannot open shared object file/);
@@ -188,11 +218,9 @@ describe('CUDA execution provider installed, no driver or no CUDA libraries: the
   }, 120_000);
 
   it('without LD_LIBRARY_PATH the reason names a CUDA library that is missing', async () => {
-    const repo = makeRepository({ conv: 'conv_small' });
-    cleanups.push(repo.cleanup);
     const e = { ...process.env };
     delete e.LD_LIBRARY_PATH;
-    const s = await serve(['--model_repository', repo.dir, '--execution_providers', 'cuda,cpu'], e);
+    const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu'], e);
     try {
       expect(await ready(s, 'conv'), s.output()).toBe(true);
       expect(s.output()).toMatch(/CUDA execution provider unavailable \(.*lib(cublasLt|cublas|curand|cudart|cufft|cudnn)\.so\.\d+: cannot open shared object file/);

@@ -295,28 +295,30 @@ describe('GPU predictors: the runtime is chosen by the accelerator the predictor
   beforeAll(async () => {
     await createNamespace(c, ns);
   });
-  const predictor = (resources: string) => `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/resnet\n${resources}`;
+  const args = (name: string) => [`--model_name=${name}`, '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081'];
+  /** Applies an onnx predictor with `resources` (YAML lines), waits for Ready: its runtime and its serving container. */
+  async function deploy(name: string, resources: string) {
+    const spec = `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/resnet\n${resources}`;
+    await kubectlApply(cp, isvcYaml(name, spec), ns);
+    const isvc = await waitForIsvc(c, ns, name, isReady, 'Ready');
+    const dep = await c.apps.readNamespacedDeployment({ name: `${name}-predictor`, namespace: ns });
+    return { runtime: isvc.status?.clusterServingRuntimeName, container: dep.spec?.template.spec?.containers[0] };
+  }
 
   it('requesting nvidia.com/gpu gets the CUDA runtime: its image, --execution_providers=cuda,cpu and the GPU, with no args written', async () => {
-    await kubectlApply(cp, isvcYaml('resnet-gpu', predictor('      resources:\n        limits: { nvidia.com/gpu: "1" }\n')), ns);
-    const isvc = await waitForIsvc(c, ns, 'resnet-gpu', isReady, 'Ready');
-    expect(isvc.status?.clusterServingRuntimeName).toBe('kserve-ts-gpu');
-    const dep = await c.apps.readNamespacedDeployment({ name: 'resnet-gpu-predictor', namespace: ns });
-    const container = dep.spec?.template.spec?.containers[0];
+    const { runtime, container } = await deploy('resnet-gpu', '      resources:\n        limits: { nvidia.com/gpu: "1" }\n');
+    expect(runtime).toBe('kserve-ts-gpu');
     expect(container?.image).toBe('kserve-ts-server-cuda:0.1.0');
-    expect(container?.args).toEqual(['--model_name=resnet-gpu', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081', '--execution_providers=cuda,cpu']);
+    expect(container?.args).toEqual([...args('resnet-gpu'), '--execution_providers=cuda,cpu']);
     // The predictor's request merged over the runtime's resources: the GPU stays requested.
     expect(container?.resources).toEqual({ requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '4', memory: '8Gi', 'nvidia.com/gpu': '1' } });
   });
 
   it('the same predictor without a GPU gets the CPU runtime and image, and no provider flag', async () => {
-    await kubectlApply(cp, isvcYaml('resnet-cpu', predictor('')), ns);
-    const isvc = await waitForIsvc(c, ns, 'resnet-cpu', isReady, 'Ready');
-    expect(isvc.status?.clusterServingRuntimeName).toBe('kserve-ts');
-    const dep = await c.apps.readNamespacedDeployment({ name: 'resnet-cpu-predictor', namespace: ns });
-    const container = dep.spec?.template.spec?.containers[0];
+    const { runtime, container } = await deploy('resnet-cpu', '');
+    expect(runtime).toBe('kserve-ts');
     expect(container?.image).toBe('kserve-ts-server:0.1.0');
-    expect(container?.args).toEqual(['--model_name=resnet-cpu', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081']);
+    expect(container?.args).toEqual(args('resnet-cpu'));
     expect(JSON.stringify(container?.resources)).not.toContain('nvidia.com/gpu');
   });
 });

@@ -21,7 +21,7 @@ function capturingLogger(): { options: OnnxOptions; context: LoadContext; lines:
   });
   const logger = pino({ level: 'debug' }, stream);
   return {
-    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0 },
+    options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, cuda: {} },
     context: { threads: 1, logger },
     lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
   };

@@ -9,7 +9,7 @@ import { INLINE_SIZE_FACTOR } from './onnx-inline.js';
 import type { OnnxInstance } from './onnx-instance.js';
 import type { OnnxOptions } from './onnx-options.js';
 
-const options = (inlineMaxMicros: number): OnnxOptions => ({ executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros });
+const options = (inlineMaxMicros: number): OnnxOptions => ({ executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros, cuda: {} });
 const context = { threads: 1, logger: pino({ level: 'silent' }) };
 
 async function load(name: string, inlineMaxMicros: number): Promise<ModelInstance & Pick<OnnxInstance, 'inline'>> {

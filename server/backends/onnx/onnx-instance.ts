@@ -15,6 +15,7 @@ import { spawnWorker } from '../../worker-entry.js';
 import { WorkerSession, transferInput } from '../../worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { type InlinePlan, planInline } from './onnx-inline.js';
+import { cudaProviderEntry } from './cuda-options.js';
 import type { OnnxOptions } from './onnx-options.js';
 import { ortFromV2, v2FromOrt } from './onnx-types.js';
 import { type SharedDims, checkSharedDims, sharedDims } from './symbolic-dims.js';
@@ -134,6 +135,7 @@ export class OnnxInstance implements ModelInstance {
     const settings: SessionSettings = {
       modelPath: spec.file,
       executionProviders: providers,
+      cudaProvider: cudaProviderEntry(options.cuda),
       intraOpThreads: options.intraOpThreads ?? context.threads,
       interOpThreads: options.interOpThreads,
     };

@@ -24,6 +24,8 @@ export interface WireValueInfo {
 export interface SessionSettings {
   readonly modelPath: string;
   readonly executionProviders: readonly string[];
+  /** What onnxruntime-node receives for `cuda` in the providers list (cuda-options.ts). */
+  readonly cudaProvider: { readonly name: 'cuda'; readonly deviceId: number };
   readonly intraOpThreads: number;
   readonly interOpThreads: number;
 }

@@ -5,6 +5,7 @@
  */
 import { FlagError, type FlagSpec, type Flags } from '../../../cli/flags.js';
 import { type ParameterReader, applyParameters, integerParameter, listParameter } from '../../backend-parameters.js';
+import { CUDA_FLAGS, CUDA_OPTION_NAMES, type CudaOptions, checkCudaOptionsCarried, withCudaOption } from './cuda-options.js';
 
 export const PROVIDERS = ['cpu', 'cuda'] as const;
 
@@ -23,6 +24,7 @@ export const ONNX_FLAGS: readonly FlagSpec[] = [
     dflt: 'false',
     help: 'let onnxruntime send its usage telemetry to Microsoft (off: the server makes no outbound connection)',
   },
+  ...CUDA_FLAGS,
 ];
 
 /** Server-wide: from the flags. */
@@ -37,6 +39,8 @@ export interface OnnxSettings {
   readonly inlineMaxMicros: number;
   /** onnxruntime's own telemetry (an upload to Microsoft); off unless asked for. */
   readonly telemetry: boolean;
+  /** CUDA provider options the flags set (cuda-options.ts). */
+  readonly cuda: CudaOptions;
 }
 
 /** Per model: the settings with its config.pbtxt overrides. */
@@ -46,6 +50,8 @@ export interface OnnxOptions {
   readonly intraOpThreads: number | undefined;
   readonly interOpThreads: number;
   readonly inlineMaxMicros: number;
+  /** The flags' CUDA provider options with the model's parameters over them. */
+  readonly cuda: CudaOptions;
 }
 
 function providers(source: string, list: readonly string[]): string[] {
@@ -56,13 +62,29 @@ function providers(source: string, list: readonly string[]): string[] {
   return out;
 }
 
+/** A CUDA option problem found in the flags is a start-up error. */
+function asFlagError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw new FlagError((e as Error).message);
+  }
+}
+
 export function onnxSettings(flags: Flags): OnnxSettings {
   const eps = providers('--execution_providers', flags.list('execution_providers'));
+  const executionProviders = eps.length > 0 ? eps : ['cpu'];
+  let cuda: CudaOptions = {};
+  for (const name of CUDA_OPTION_NAMES) {
+    if (flags.given(name)) cuda = asFlagError(() => withCudaOption(cuda, name, flags.string(name), `--${name}`));
+  }
+  if (executionProviders.includes('cuda')) asFlagError(() => checkCudaOptionsCarried(cuda));
   return {
-    executionProviders: eps.length > 0 ? eps : ['cpu'],
+    executionProviders,
     interOpThreads: Math.max(1, flags.int('inter_op_threads')),
     inlineMaxMicros: flags.int('inline_max_us'),
     telemetry: flags.bool('enable_ort_telemetry'),
+    cuda,
   };
 }
 
@@ -70,6 +92,12 @@ const PARAMETERS: Readonly<Record<string, ParameterReader<OnnxOptions>>> = {
   execution_providers: (v, o) => ({ ...o, executionProviders: providers('config.pbtxt: parameter execution_providers', listParameter(v)) }),
   intra_op_thread_count: (v, o) => ({ ...o, intraOpThreads: integerParameter('intra_op_thread_count', v) }),
   inter_op_thread_count: (v, o) => ({ ...o, interOpThreads: integerParameter('inter_op_thread_count', v) }),
+  ...Object.fromEntries(
+    CUDA_OPTION_NAMES.map((name): [string, ParameterReader<OnnxOptions>] => [
+      name,
+      (v, o) => ({ ...o, cuda: withCudaOption(o.cuda, name, v, `config.pbtxt: parameter ${name}`) }),
+    ]),
+  ),
 };
 
 export function onnxModelOptions(settings: OnnxSettings, parameters: ReadonlyMap<string, string>): OnnxOptions {
@@ -78,6 +106,9 @@ export function onnxModelOptions(settings: OnnxSettings, parameters: ReadonlyMap
     intraOpThreads: undefined,
     interOpThreads: settings.interOpThreads,
     inlineMaxMicros: settings.inlineMaxMicros,
+    cuda: settings.cuda,
   };
-  return applyParameters('onnx', base, parameters, PARAMETERS);
+  const options = applyParameters('onnx', base, parameters, PARAMETERS);
+  if (options.executionProviders.includes('cuda')) checkCudaOptionsCarried(options.cuda);
+  return options;
 }

@@ -26,6 +26,17 @@ export interface OnnxRunner {
   close(): Promise<void>;
 }
 
+/** The options onnxruntime receives for a session on `providers` (the cuda entry carries its provider options). */
+export function sessionOptions(settings: SessionSettings, providers: readonly string[]): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: providers.map((p) => (p === 'cuda' ? settings.cudaProvider : p)),
+    intraOpNumThreads: settings.intraOpThreads,
+    interOpNumThreads: settings.interOpThreads,
+    graphOptimizationLevel: 'all',
+    ...quietNativeLog(),
+  };
+}
+
 /**
  * Creates the session with the model's providers, as onnxruntime loads them. onnxruntime
  * does not fall back by itself (a CUDA failure throws even with cpu listed), so when the
@@ -33,13 +44,7 @@ export interface OnnxRunner {
  * one warning carrying onnxruntime's reason; a list without cpu fails the load with it.
  */
 export async function createRunner(settings: SessionSettings, warnings: string[]): Promise<OnnxRunner> {
-  const options = (providers: readonly string[]): ort.InferenceSession.SessionOptions => ({
-    executionProviders: providers,
-    intraOpNumThreads: settings.intraOpThreads,
-    interOpNumThreads: settings.interOpThreads,
-    graphOptimizationLevel: 'all',
-    ...quietNativeLog(),
-  });
+  const options = (providers: readonly string[]) => sessionOptions(settings, providers);
   const wanted = settings.executionProviders;
   let session: ort.InferenceSession;
   let providers = wanted;
