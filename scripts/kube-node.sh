@@ -35,7 +35,7 @@
 # Images: the pause image (a static C program built with gcc) and $KNODE_IMAGES (default:
 # the kserve-ts images the suites run at package.json's version, built by
 # scripts/build-images.sh: server, server-tensorflow, storage-initializer, controller, the
-# model-iris modelcar, custom-model and transformer)
+# model-iris modelcar, custom-model, transformer and server-cuda (2.6 GB, for the GPU runtime suite))
 # are `docker save`d from the private engine (scripts/docker-engine.sh, started if needed)
 # and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
 #
@@ -75,7 +75,7 @@ PAUSE_IMAGE=local/pause:1
 SOCK="$S/containerd/containerd.sock"
 DOCKER="${DOCKER:-/usr/bin/docker}"
 VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json" 2>/dev/null || echo 0.1.0)"
-KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION}"
+KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION}"
 # Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
 KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # Start order; `down` stops in reverse.

@@ -135,7 +135,8 @@ const MATRIX: { chart: string; sets: string[]; has: string[]; lacks: string[] }[
     has: ['Certificate/kserve-ts-webhook', 'ValidatingWebhookConfiguration/inferenceservice.serving.kserve.io'],
     lacks: ['Secret/kserve-ts-webhook-cert'],
   },
-  { chart: RUNTIMES, sets: [], has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-tensorflow'], lacks: ['ClusterStorageContainer/kserve-ts-storage-initializer'] },
+  { chart: RUNTIMES, sets: [], has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-onnx-gpu', 'ClusterServingRuntime/kserve-ts-tensorflow'], lacks: ['ClusterStorageContainer/kserve-ts-storage-initializer'] },
+  { chart: RUNTIMES, sets: ['runtimes.onnxGpu.enabled=false'], has: ['ClusterServingRuntime/kserve-ts-onnx'], lacks: ['ClusterServingRuntime/kserve-ts-onnx-gpu'] },
   { chart: RUNTIMES, sets: ['runtimes.tensorflow.enabled=false', 'storageContainer.enabled=true'], has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterStorageContainer/kserve-ts-storage-initializer'], lacks: ['ClusterServingRuntime/kserve-ts-tensorflow'] },
 ];
 
@@ -157,6 +158,21 @@ describe.each(MATRIX)('helm template $chart $sets', ({ chart, sets, has, lacks }
 
   it('is accepted by the apiserver (kubectl apply --dry-run=server --validate=strict)', async () => {
     await dryRunServer(yaml);
+  });
+});
+
+describe('the GPU runtime', () => {
+  it('kserve-ts-onnx-gpu: the CUDA image, --execution_providers=cuda,cpu after the KServe flags, and the GPU in its own resources; the CPU runtime keeps the shared ones', async () => {
+    const rendered = objects(await template(RUNTIMES));
+    const container = (name: string) =>
+      (rendered.find((o) => o.kind === 'ClusterServingRuntime' && o.metadata.name === name) as { spec: { containers: { image: string; args: string[]; resources: unknown }[] } } | undefined)?.spec.containers[0];
+    const gpu = container('kserve-ts-onnx-gpu');
+    expect(gpu?.image).toBe('kserve-ts-server-cuda:0.1.0');
+    expect(gpu?.args).toEqual(['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081', '--execution_providers=cuda,cpu']);
+    expect(gpu?.resources).toEqual({ requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '4', memory: '8Gi', 'nvidia.com/gpu': '1' } });
+    const cpu = container('kserve-ts-onnx');
+    expect(cpu?.args).toEqual(['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081']);
+    expect(cpu?.resources).toEqual({ requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } });
   });
 });
 
@@ -183,6 +199,7 @@ describe('values schemas', () => {
     [CONTROLLER, 'image.pullPolicy=Sometimes', /pullPolicy/],
     [RUNTIMES, 'runtimes.onnx.name=Not_A_Name', /name/],
     [RUNTIMES, 'storageContainer.enabled=maybe', /enabled/],
+    [RUNTIMES, 'runtimes.onnxGpu.args[0]=', /args/],
   ])('%s refuses --set %s', async (chart, set, field) => {
     const r = await sh(tools.helm, ['template', 'x', chart, '--set', set]);
     expect(r.code).not.toBe(0);
