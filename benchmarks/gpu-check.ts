@@ -19,11 +19,10 @@
  * Usage: node gpu-check.mjs --app APP_DIR --models MODELS_DIR --out OUT_DIR [--seconds 3] [--local]
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { encodeInfer, inferConnections } from './grpc/pre-encoded-client.js';
-import { type LoadResult, closedLoop, runLoad } from './load.js';
+import { type LoadResult, closedLoop, runLoad, untilAnswered } from './load.js';
 import { type ServerProcess, startKserveTs } from './servers.js';
 
 const TOLERANCE = 1e-2;
@@ -96,6 +95,15 @@ const POINTS: readonly Point[] = [
   ...(['V2 binary', 'gRPC raw'] as const).flatMap((p) => [8, 32].map((concurrency): Point => ({ batching: true, batch: 1, path: p, concurrency }))),
 ];
 
+/** --local: one point per path, batch size and batching mode, enough to run every code path. */
+const LOCAL_POINTS: readonly Point[] = [
+  { batching: false, batch: 1, path: 'V2 binary', concurrency: 8 },
+  { batching: false, batch: 8, path: 'V2 binary', concurrency: 1 },
+  { batching: false, batch: 1, path: 'gRPC raw', concurrency: 8 },
+  { batching: true, batch: 1, path: 'V2 binary', concurrency: 8 },
+  { batching: true, batch: 1, path: 'gRPC raw', concurrency: 8 },
+];
+
 /** Deterministic input bytes for `batch` rows (a linear congruential generator per seed). */
 function tensorBytes(input: InputSpec, batch: number, seed: number): Buffer {
   const n = batch * input.item.reduce((a, b) => a * b, 1);
@@ -149,7 +157,12 @@ async function outputOf(base: string, model: string, req: Request): Promise<numb
   throw new Error(`${model}: output datatype ${datatype} is not one this check compares`);
 }
 
-async function load(server: ServerProcess, model: string, req: Request, p: Point, seconds: number): Promise<LoadResult> {
+/** One load point; a window that saw no answer and no error is measured again, longer (load.ts). */
+function load(server: ServerProcess, model: string, req: Request, p: Point, seconds: number): Promise<LoadResult> {
+  return untilAnswered((s) => loadFor(server, model, req, p, s), seconds);
+}
+
+async function loadFor(server: ServerProcess, model: string, req: Request, p: Point, seconds: number): Promise<LoadResult> {
   if (p.path === 'V2 binary') {
     return runLoad({ name: p.path, url: `${server.base}/v2/models/${model}/infer`, method: 'POST', ...req.rest, connections: p.concurrency, seconds });
   }
@@ -181,13 +194,23 @@ function gpuMemory(pid: number): string {
   return total === undefined ? 'n/a (no nvidia-smi)' : `${total} (the whole GPU; the process is not listed)`;
 }
 
+/** `from` at `to`: a hard link (the models are hundreds of MB), a copy across file systems. */
+function place(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
+  }
+}
+
 /** A repository of both variants of each model: `<name>` (no config) and `<name>_batched`. */
 function repository(modelsDir: string, cases: Readonly<Record<string, ModelCase>>): { dir: string; remove(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-gpu-check-'));
+  // Beside the models, so the links stay on one file system.
+  const dir = mkdtempSync(path.join(path.dirname(modelsDir), 'repository-'));
   for (const [name, spec] of Object.entries(cases)) {
     for (const variant of [name, `${name}_batched`]) {
       mkdirSync(path.join(dir, variant));
-      symlinkSync(path.join(modelsDir, spec.file, 'model.onnx'), path.join(dir, variant, 'model.onnx'));
+      place(path.join(modelsDir, spec.file, 'model.onnx'), path.join(dir, variant, 'model.onnx'));
     }
     writeFileSync(path.join(dir, `${name}_batched`, 'config.pbtxt'), BATCHED_CONFIG);
   }
@@ -240,15 +263,16 @@ async function main(): Promise<boolean> {
     log(`| model | batching | batch | path | c | ${gpuProviders} req/s | ${gpuProviders} items/s | ${gpuProviders} p50 ms | ${gpuProviders} p99 ms | cpu req/s | cpu p50 ms | cpu p99 ms | × items/s |`);
     log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [name, spec] of Object.entries(cases)) {
-      for (const p of POINTS) {
+      for (const p of local ? LOCAL_POINTS : POINTS) {
         const model = p.batching ? `${name}_batched` : name;
         const req = request(model, spec, p.batch, 11);
         const g = await load(gpu, model, req, p, seconds);
         const k = await load(cpu, model, req, p, seconds);
         ok &&= g.errors === 0 && k.errors === 0;
         const errors = g.errors > 0 || k.errors > 0 ? ` errors ${g.errors}/${k.errors}` : '';
+        const ratio = g.rps > 0 && k.rps > 0 ? (g.rps / k.rps).toFixed(1) : '–';
         log(
-          `| ${name} | ${p.batching ? 'on' : 'off'} | ${p.batch} | ${p.path} | ${p.concurrency} | ${g.rps.toFixed(0)} | ${(g.rps * p.batch).toFixed(0)} | ${g.p50.toFixed(2)} | ${g.p99.toFixed(2)} | ${k.rps.toFixed(1)} | ${k.p50.toFixed(2)} | ${k.p99.toFixed(2)} | ${(g.rps / Math.max(k.rps, 1e-9)).toFixed(1)} |${errors}`,
+          `| ${name} | ${p.batching ? 'on' : 'off'} | ${p.batch} | ${p.path} | ${p.concurrency} | ${g.rps.toFixed(0)} | ${(g.rps * p.batch).toFixed(0)} | ${g.p50.toFixed(2)} | ${g.p99.toFixed(2)} | ${k.rps.toFixed(1)} | ${k.p50.toFixed(2)} | ${k.p99.toFixed(2)} | ${ratio} |${errors}`,
         );
       }
     }

@@ -19,8 +19,8 @@
 #                                             fixture models (checks the bundles without a GPU)
 # GPU_ARCH: the cubins kept, 90 for H100/H200 (default), 80 for A100, 89 for L4/L40S.
 # Expensive pieces are cached under ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/gpu-check/: the
-# trimmed provider by onnxruntime version and architecture, Node by its version, the
-# production node_modules by package-lock.json's hash.
+# trimmed provider by onnxruntime version and architecture, Node by its version, the packed
+# production node_modules by package-lock.json's hash (only dist/ is packed every time).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -60,20 +60,21 @@ if [[ ! -f "$node_xz" ]]; then
   xz -9 -T0 -c "$node_bin" > "$work/node.xz" && mv "$work/node.xz" "$node_xz"
 fi
 cp "$node_xz" .gpu/p2/node.xz
-modules="$cache/prod-modules-$lock_hash"
-if [[ ! -d "$modules/node_modules" ]]; then
+# The production node_modules change with package-lock.json only: packed once, cached.
+modules_xz="$cache/prod-modules-$lock_hash.tar.xz"
+if [[ ! -f "$modules_xz" ]]; then
   log "production dependencies for linux-x64 (npm ci --omit=dev from npm's cache; cached by package-lock.json)"
-  rm -rf "$modules.tmp" && mkdir -p "$modules.tmp"
-  cp package.json package-lock.json .npmrc "$modules.tmp/"
-  (cd "$modules.tmp" && npm ci -s --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund)
-  rm -rf "$modules.tmp"/node_modules/onnxruntime-node/bin/napi-v6/{darwin,win32,linux/arm64} \
-    "$modules.tmp"/node_modules/{@tensorflow,@kubernetes,@azure,@aws-sdk,@google-cloud,@smithy}
-  rm -rf "$modules" && mv "$modules.tmp" "$modules"
+  mkdir -p "$work/modules/app"
+  cp package.json package-lock.json .npmrc "$work/modules/app/"
+  (cd "$work/modules/app" && npm ci -s --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund)
+  rm -rf "$work/modules/app"/node_modules/onnxruntime-node/bin/napi-v6/{darwin,win32,linux/arm64} \
+    "$work/modules/app"/node_modules/{@tensorflow,@kubernetes,@azure,@aws-sdk,@google-cloud,@smithy}
+  tar -C "$work/modules" -cf - app/node_modules | xz -9 -T0 > "$work/modules.tar.xz" && mv "$work/modules.tar.xz" "$modules_xz"
 fi
+cp "$modules_xz" .gpu/p2/modules.tar.xz
 mkdir -p "$work/app"
 cp -r dist package.json "$work/app/"
 rm -rf "$work/app/dist/test"
-cp -a "$modules/node_modules" "$work/app/"
 tar -C "$work" -cf - app | xz -9 -T0 > .gpu/p2/app.tar.xz
 node_modules/.bin/esbuild benchmarks/gpu-check.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" \

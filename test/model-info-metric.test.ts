@@ -1,8 +1,9 @@
 /**
  * kserve_model_info: one series per loaded model version, naming the platform and the
- * execution provider it runs on, and none for models that are not loaded.
+ * execution provider it runs on (a model behind the dynamic batcher too), and none for
+ * models that are not loaded.
  */
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tfRepository } from '../server/backends/tensorflow/tf-fixtures.test-helper.js';
@@ -17,6 +18,9 @@ beforeAll(async () => {
     mkdirSync(path.join(repo.dir, 'mlp', v), { recursive: true });
     cpSync(fixture('mlp_64x8'), path.join(repo.dir, 'mlp', v, 'model.onnx'));
   }
+  mkdirSync(path.join(repo.dir, 'mlp_batched'));
+  cpSync(fixture('mlp_64x8'), path.join(repo.dir, 'mlp_batched', 'model.onnx'));
+  writeFileSync(path.join(repo.dir, 'mlp_batched', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching { }\n');
   s = await startServer(['--model_repository', repo.dir]);
 });
 
@@ -33,6 +37,7 @@ describe('kserve_model_info', () => {
     expect(await infoLines()).toEqual([
       'kserve_model_info{model_name="mlp",model_version="1",platform="onnxruntime_onnx",execution_provider="cpu"} 1',
       'kserve_model_info{model_name="mlp",model_version="2",platform="onnxruntime_onnx",execution_provider="cpu"} 1',
+      'kserve_model_info{model_name="mlp_batched",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"} 1',
       'kserve_model_info{model_name="tfjs",model_version="",platform="tensorflow_tfjs",execution_provider="wasm"} 1',
     ]);
   });
@@ -42,6 +47,6 @@ describe('kserve_model_info', () => {
     expect(r.status).toBe(200);
     const lines = await infoLines();
     expect(lines.some((l) => l.includes('model_name="tfjs"'))).toBe(false);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
   });
 });

@@ -18,7 +18,9 @@ fi
 mkdir -p "$out"
 python3 -c "import lzma,shutil,sys;shutil.copyfileobj(lzma.open(sys.argv[1]),open(sys.argv[2],'wb'))" "$p2/node.xz" "$G/node"
 chmod +x "$G/node"
-python3 -c "import sys,tarfile;tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$p2/app.tar.xz" "$G"
+for t in modules.tar.xz app.tar.xz; do
+  python3 -c "import sys,tarfile;tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$p2/$t" "$G"
+done
 bin="$G/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
 for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
   [[ -f "$G/lib/$f" ]] && ln -sf "$G/lib/$f" "$bin/$f"

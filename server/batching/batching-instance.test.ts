@@ -18,6 +18,7 @@ function fakeInstance(opts: { hold: boolean } = { hold: true }) {
   const calls: Call[] = [];
   const instance: ModelInstance = {
     platform: 'fake',
+    executionProvider: 'cuda',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [-1, -1] }],
     outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [-1, -1] }],
     infer: async (inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string) => {
@@ -218,6 +219,7 @@ describe('BatchingInstance', () => {
     const out = await b.infer([scalar], ['OUTPUT0']);
     expect(Array.from(out[0]?.data as Float32Array)).toEqual([14]);
     expect(b.platform).toBe('fake');
+    expect(b.executionProvider).toBe('cuda');
     expect(b.inputs).toBe(instance.inputs);
     expect(b.signatures).toBeUndefined();
   });

@@ -88,6 +88,10 @@ export class BatchingInstance implements ModelInstance {
   get platform(): string {
     return this.#inner.platform;
   }
+  /** Where the model runs (kserve_model_info): the wrapped instance's provider. */
+  get executionProvider(): string | undefined {
+    return this.#inner.executionProvider;
+  }
   get inputs(): readonly TensorSpec[] {
     return this.#inner.inputs;
   }
