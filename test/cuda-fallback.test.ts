@@ -37,7 +37,7 @@ interface Served {
   readonly base: string;
   readonly child: ChildProcess;
   output(): string;
-  /** Exit code and signal: a crash shows as a signal. */
+  /** Exit code and signal once the process and its pipes closed (all output read): a crash shows as a signal. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -48,7 +48,7 @@ function serve(flags: string[], env: NodeJS.ProcessEnv): Promise<Served> {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
     return { base: `http://127.0.0.1:${port}`, child, output: () => out, exited };
   });
 }
@@ -60,16 +60,36 @@ function serveRepo(layout: Parameters<typeof makeRepository>[0], flags: string[]
   return serve(['--model_repository', repo.dir, ...flags], env);
 }
 
+/**
+ * The model answers ready, and its `onnx session ready` log line has reached this process:
+ * the server writes it (after any fallback warning) before the model can answer, but the
+ * pipe may deliver it after the HTTP answer, so it is awaited on the pipe's data events.
+ */
 async function ready(s: Served, model: string): Promise<boolean> {
   const deadline = Date.now() + 60_000;
   let done = false;
   void s.exited.then(() => (done = true));
   while (Date.now() < deadline && !done) {
     const r = await fetch(`${s.base}/v2/models/${model}/ready`, { signal: AbortSignal.timeout(2000) }).then((x) => x.status, () => 0);
-    if (r === 200) return true;
+    if (r === 200) return logged(s, (l) => l['msg'] === 'onnx session ready' && l['model'] === model);
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;
+}
+
+/** Resolves true once a log line matching `line` is in the output, false if the process exits first. */
+function logged(s: Served, line: (l: Record<string, unknown>) => boolean): Promise<boolean> {
+  const seen = () => logLines(s.output()).some(line);
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!seen()) return;
+      s.child.stdout?.off('data', check);
+      resolve(true);
+    };
+    s.child.stdout?.on('data', check);
+    void s.exited.then(() => resolve(seen()));
+    check();
+  });
 }
 
 async function stop(s: Served): Promise<void> {
@@ -77,7 +97,13 @@ async function stop(s: Served): Promise<void> {
   await s.exited;
 }
 
-const logLines = (out: string) => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** The server's JSON log lines among its output; a line still arriving (no newline yet) is left out. */
+const logLines = (out: string) =>
+  out
+    .slice(0, out.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const warnLines = (out: string) => logLines(out).filter((l) => l['level'] === 40);
 const cudaWarnings = (out: string) => warnLines(out).filter((l) => String(l['msg']).includes('CUDA'));
 const sessions = (out: string) => logLines(out).filter((l) => l['msg'] === 'onnx session ready').map((l) => l['executionProviders']);

@@ -53,11 +53,16 @@ async function run(providers: string, extra: readonly string[] = []): Promise<{ 
   return { name, base: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * The model answers ready and its `onnx session ready` line is in the container's log (it is
+ * written before the model can answer; docker's log may show it a little after).
+ */
 async function waitReady(name: string, base: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   let ready = false;
   while (!ready && Date.now() < deadline) {
     ready = await fetch(`${base}/v2/models/iris/ready`).then((x) => x.status === 200, () => false);
+    if (ready) ready = (await logs(name)).includes('"msg":"onnx session ready"');
     if (!ready) await new Promise((res) => setTimeout(res, 200));
   }
   expect(ready, await logs(name)).toBe(true);
