@@ -11,8 +11,8 @@
  *
  * What the server may do is cheap and loads nothing: check that the provider file is there
  * before a session asks for it, and, when onnxruntime's error is only "Failed to load shared
- * library" (its cause goes to onnxruntime's own stderr log, which the Node binding offers no
- * way to intercept), ask the dynamic loader in a child process which dependency it cannot
+ * library" (its cause goes only to onnxruntime's own logger, kept to FATAL by native-log.ts;
+ * the Node binding offers no way to route it through the server's), ask the dynamic loader in a child process which dependency it cannot
  * find (`ld.so --list`: lists, runs none of the library's code).
  */
 import { spawnSync } from 'node:child_process';
