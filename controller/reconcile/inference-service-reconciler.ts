@@ -35,10 +35,11 @@ import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/i
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
 import { desiredService } from './standard/service.js';
-import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, mergeConditions } from './status/conditions.js';
+import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, conditionText, mergeConditions } from './status/conditions.js';
 import { readinessFromDeployment } from './status/deployment-status.js';
 import { componentStatusFromKnative, readinessFromKnative } from './status/knative-status.js';
 import { modelStatusFromPods } from './status/model-status.js';
+import { explainFromPods } from './status/pod-failure.js';
 
 export interface RuntimeLister {
   namespaced(namespace: string): readonly ServingRuntime[];
@@ -135,6 +136,9 @@ export class InferenceServiceReconciler {
       }
     }
     await this.removeDropped(isvc, mode, outcomes);
+    const pods = (component: ComponentType) => this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, component);
+    // A component that is not ready says why when its pods do (unschedulable, image pull, crash loop).
+    for (const [component, outcome] of outcomes) outcomes.set(component, { ...outcome, ready: explainFromPods(outcome.ready, pods(component)) });
     const predictorOutcome = outcomes.get('predictor')!;
     conditions.push(predictorOutcome.ready);
     const transformerOutcome = outcomes.get('transformer');
@@ -142,8 +146,7 @@ export class InferenceServiceReconciler {
     const explainerOutcome = outcomes.get('explainer');
     if (explainerOutcome) conditions.push({ ...explainerOutcome.ready, type: EXPLAINER_READY });
     status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
-    const pods = this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, 'predictor');
-    status.modelStatus = modelStatusFromPods(pods, predictorOutcome.ready.status === 'True');
+    status.modelStatus = modelStatusFromPods(pods('predictor'), predictorOutcome.ready.status === 'True');
     if (mode === 'Standard') {
       const ingress = await this.standardIngress(isvc, config, status, predictorOutcome, transformerOutcome, explainerOutcome);
       conditions.push(ingress.condition);
@@ -276,7 +279,12 @@ export class InferenceServiceReconciler {
     transformer: ComponentOutcome | undefined,
     explainer: ComponentOutcome | undefined,
   ): Promise<IngressOutcome> {
-    const backend = (o: ComponentOutcome, component: ComponentExtensionSpec) => ({ service: o.service!, component, ready: o.ready.status === 'True' });
+    const backend = (o: ComponentOutcome, component: ComponentExtensionSpec) => ({
+      service: o.service!,
+      component,
+      ready: o.ready.status === 'True',
+      ...(o.ready.status === 'True' ? {} : { notReady: conditionText(o.ready) }),
+    });
     const outcome = await reconcileIngress(this.deps.clients, isvc, config.ingress, {
       predictor: backend(predictor, isvc.spec.predictor),
       ...(transformer && isvc.spec.transformer ? { transformer: backend(transformer, isvc.spec.transformer) } : {}),

@@ -51,6 +51,11 @@ beforeAll(async () => {
       const uri = pod.spec?.initContainers?.find((i) => i.name === 'storage-initializer')?.args?.[0] ?? '';
       return uri.includes('missing') ? { exitCode: 1, message: `storage-initializer: no objects found under ${uri}` } : undefined;
     },
+    // An image named "crashing" exits at start, as a server that cannot load its model does.
+    containerFailure: (pod: V1Pod) =>
+      pod.spec?.containers.some((k) => k.image?.includes('crashing'))
+        ? { container: 'kserve-container', exitCode: 1, message: 'Error: /mnt/models/model.onnx: protobuf parsing failed' }
+        : undefined,
   });
   // The controller runs as its ServiceAccount with the shipped RBAC (CRD install and
   // webhook registration included), so a missing rule fails these tests.
@@ -198,6 +203,56 @@ describe('Standard mode', () => {
       lastFailureInfo: { reason: 'ModelLoadFailed', exitCode: 1, message: 'storage-initializer: no objects found under s3://models/missing' },
     });
     expect(conditionOf(isvc, 'Ready')?.status).not.toBe('True');
+    // The component's condition says it too (#27), not only "MinimumReplicasUnavailable".
+    const predictor = await waitForIsvc(c, ns, 'broken', (i) => conditionOf(i, 'PredictorReady')?.reason === 'InitContainerFailed', 'PredictorReady InitContainerFailed');
+    expect(conditionOf(predictor, 'PredictorReady')?.message).toMatch(
+      /^pod broken-predictor-\S+, init container storage-initializer: exited: Error, exit code 1: storage-initializer: no objects found under s3:\/\/models\/missing$/,
+    );
+  });
+
+  it('a predictor that fits no node says why: the scheduler\'s message in PredictorReady and Ready (#27)', async () => {
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'too-big',
+        `  predictor:
+    model:
+      modelFormat: { name: onnx }
+      storageUri: s3://models/mnist/1
+      resources: { requests: { cpu: "64", memory: 1Gi }, limits: { cpu: "64", memory: 1Gi } }
+`,
+      ),
+      ns,
+    );
+    const isvc = await waitForIsvc(c, ns, 'too-big', (i) => conditionOf(i, 'PredictorReady')?.reason === 'Unschedulable', 'PredictorReady Unschedulable');
+    const predictor = conditionOf(isvc, 'PredictorReady');
+    // Scheduling may still succeed (a node added, another pod gone): not ready yet, not failed.
+    expect(predictor?.status).toBe('Unknown');
+    expect(predictor?.message).toMatch(/^pod too-big-predictor-[a-z0-9]+-[a-z0-9]+ cannot be scheduled: 0\/1 nodes are available: 1 Insufficient cpu\./);
+    const ready = conditionOf(isvc, 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'Predictor ingress not created' });
+    expect(ready?.message).toBe(`predictor not ready: Unschedulable: ${predictor?.message}`);
+  });
+
+  it('a predictor container in CrashLoopBackOff says so with its last exit (#27)', async () => {
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'crashing',
+        `  predictor:
+    containers:
+      - name: kserve-container
+        image: example.com/crashing-server:1
+        resources: { requests: { cpu: 100m, memory: 128Mi } }
+`,
+      ),
+      ns,
+    );
+    const isvc = await waitForIsvc(c, ns, 'crashing', (i) => conditionOf(i, 'PredictorReady')?.reason === 'CrashLoopBackOff', 'PredictorReady CrashLoopBackOff');
+    expect(conditionOf(isvc, 'PredictorReady')?.message).toMatch(
+      /^pod crashing-predictor-[a-z0-9]+-[a-z0-9]+, container kserve-container: keeps failing; last exit: Error, exit code 1: Error: \/mnt\/models\/model\.onnx: protobuf parsing failed$/,
+    );
+    expect(conditionOf(isvc, 'Ready')?.message).toContain('predictor not ready: CrashLoopBackOff: pod crashing-predictor-');
   });
 
   it('an oci:// model becomes a modelcar pod once enableModelcar is set in the ConfigMap', async () => {

@@ -22,10 +22,13 @@ const CLUSTER_LOCAL_DOMAIN = 'svc.cluster.local';
 /** KServe requeues after 1 s while a route is not accepted; a little slower here. */
 const ROUTE_RECHECK_MS = 2000;
 
+/** A component behind the way in: whether it is Ready, and if not, why (its condition's words). */
+type Backend = RouteBackend & { readonly ready: boolean; readonly notReady?: string };
+
 export interface IngressInputs {
-  readonly predictor: RouteBackend & { readonly ready: boolean };
-  readonly transformer?: RouteBackend & { readonly ready: boolean };
-  readonly explainer?: RouteBackend & { readonly ready: boolean };
+  readonly predictor: Backend;
+  readonly transformer?: Backend;
+  readonly explainer?: Backend;
 }
 
 export interface IngressOutcome {
@@ -54,9 +57,12 @@ export async function reconcileIngress(clients: IngressClients, isvc: InferenceS
   }
   const internal = isvc.metadata.labels?.[LABEL_VISIBILITY] === 'cluster-local' || ingress.ingressDomain === CLUSTER_LOCAL_DOMAIN;
   if (internal || ingress.disableIngressCreation) return { condition: condition(INGRESS_READY, 'True'), url };
-  if (!inputs.predictor.ready) return { condition: condition(INGRESS_READY, 'False', 'Predictor ingress not created') };
-  if (inputs.transformer && !inputs.transformer.ready) return { condition: condition(INGRESS_READY, 'False', 'Transformer ingress not created') };
-  if (inputs.explainer && !inputs.explainer.ready) return { condition: condition(INGRESS_READY, 'False', 'Explainer ingress not created') };
+  // KServe's reasons; the message carries the component's, so top-level Ready says why.
+  for (const [name, backend] of [['Predictor', inputs.predictor], ['Transformer', inputs.transformer], ['Explainer', inputs.explainer]] as const) {
+    if (backend && !backend.ready) {
+      return { condition: condition(INGRESS_READY, 'False', `${name} ingress not created`, `${name.toLowerCase()} not ready: ${backend.notReady ?? 'no reason given'}`) };
+    }
+  }
   if (!ingress.enableGatewayApi) {
     await applyObject(clients.objects, desiredIngress(isvc, ingress));
     return { condition: condition(INGRESS_READY, 'True'), url };

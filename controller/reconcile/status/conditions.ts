@@ -15,6 +15,11 @@ export function condition(type: string, status: ConditionStatus, reason?: string
   return { type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }
 
+/** A condition's reason and message as one line, for another condition's message. */
+export function conditionText(c: Condition): string {
+  return [c.reason, c.message].filter(Boolean).join(': ') || c.status;
+}
+
 /** Merges `next` over `previous` by type, keeping transition times of unchanged statuses. */
 export function mergeConditions(previous: readonly Condition[] | undefined, next: readonly Condition[], now: string): Condition[] {
   return next

@@ -8,9 +8,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ModelStatus } from '../../api/inference-service.js';
 import { STORAGE_INITIALIZER_CONTAINER } from '../../constants.js';
+import { newestLivePods } from './live-pods.js';
 
 export function modelStatusFromPods(pods: readonly V1Pod[], predictorReady: boolean): ModelStatus {
-  for (const pod of newestFirst(pods)) {
+  for (const pod of newestLivePods(pods)) {
     const init = pod.status?.initContainerStatuses?.find((s) => s.name === STORAGE_INITIALIZER_CONTAINER);
     if (!init) continue;
     const terminated = init.state?.terminated ?? init.lastState?.terminated;
@@ -33,9 +34,4 @@ export function modelStatusFromPods(pods: readonly V1Pod[], predictorReady: bool
   }
   if (predictorReady) return { transitionStatus: 'UpToDate', states: { activeModelState: 'Loaded', targetModelState: 'Loaded' } };
   return { transitionStatus: 'InProgress', states: { activeModelState: 'Pending', targetModelState: 'Pending' } };
-}
-
-function newestFirst(pods: readonly V1Pod[]): V1Pod[] {
-  const t = (p: V1Pod): number => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
-  return [...pods].filter((p) => !p.metadata?.deletionTimestamp).sort((a, b) => t(b) - t(a));
 }

@@ -1,14 +1,18 @@
 /**
  * Plays the scheduler's and the kubelet's parts for one Node, since the test control plane has
  * neither (and no container runtime to run pods with):
- *   - registers a Ready Node;
+ *   - registers a Ready Node (16 CPUs, 64 GiB);
  *   - binds every unscheduled pod it sees to that Node (the pods/binding subresource, as the
- *     scheduler does);
+ *     scheduler does), unless the pod's CPU or memory requests exceed the Node's: then, as the
+ *     scheduler, it leaves the pod unbound with `PodScheduled=False Unschedulable` and the
+ *     scheduler's message ("0/1 nodes are available: 1 Insufficient cpu. ...");
  *   - reports each bound pod's status as a kubelet would once its containers run: init
  *     containers terminated with exit code 0, containers running and ready, phase Running,
  *     PodScheduled/Initialized/ContainersReady/Ready all True — or, where `initFailure` says
  *     so, an init container terminated with reason Error, its exit code and termination
- *     message, the pod left Pending (Init:Error) and not Ready;
+ *     message, the pod left Pending (Init:Error) and not Ready; or, where `containerFailure`
+ *     says so, a container that keeps exiting: waiting in CrashLoopBackOff with its last
+ *     termination, the pod Running and not Ready;
  *   - confirms graceful deletions of its pods (deletes them with grace period 0), or they
  *     would stay Terminating forever.
  *
@@ -23,6 +27,7 @@ import {
   ApiException,
   CoreV1Api,
   type KubeConfig,
+  type V1Container,
   type V1ContainerStatus,
   type V1NodeCondition,
   type V1Pod,
@@ -41,6 +46,15 @@ export interface InitFailure {
   readonly reason?: string;
 }
 
+/** A container that exits each time it starts: the kubelet's CrashLoopBackOff report. */
+export interface ContainerFailure {
+  /** Which container; default the first. */
+  readonly container?: string;
+  readonly exitCode: number;
+  /** The last termination's message. */
+  readonly message: string;
+}
+
 export interface FakeKubeletOptions {
   /** The Node's name. Default `fake-node`. */
   readonly nodeName?: string;
@@ -50,6 +64,8 @@ export interface FakeKubeletOptions {
   readonly podIP?: string;
   /** Decides, per pod, that an init container fails instead of completing. */
   readonly initFailure?: (pod: V1Pod) => InitFailure | undefined;
+  /** Decides, per pod, that a container crash-loops instead of running. */
+  readonly containerFailure?: (pod: V1Pod) => ContainerFailure | undefined;
 }
 
 export interface FakeKubelet {
@@ -61,6 +77,7 @@ export interface FakeKubelet {
 const RETRY_MS = 300;
 const DEFAULT_FAILING = 'storage-initializer';
 const RESYNC_MS = 3_000;
+const CAPACITY = { cpu: '16', memory: '64Gi', pods: '110', 'ephemeral-storage': '100Gi' };
 
 export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubeletOptions = {}): Promise<FakeKubelet> {
   const nodeName = opts.nodeName ?? 'fake-node';
@@ -79,10 +96,13 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
   const dirty = new Set<string>();
   let worker: Promise<void> | undefined;
 
+  // An unbound pod already reported unschedulable stays so: its spec cannot change.
   const needsWork = (pod: V1Pod): boolean =>
     pod.metadata?.deletionTimestamp !== undefined
       ? pod.spec?.nodeName === nodeName
-      : !pod.spec?.nodeName || (pod.spec.nodeName === nodeName && !pod.status?.startTime);
+      : pod.spec?.nodeName
+        ? pod.spec.nodeName === nodeName && !pod.status?.startTime
+        : !pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False');
 
   const enqueue = (pod: V1Pod): void => {
     if (stopped || !needsWork(pod)) return;
@@ -131,6 +151,11 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
       return;
     }
     if (!pod.spec?.nodeName) {
+      const misfit = insufficient(pod);
+      if (misfit.length > 0) {
+        await reportUnschedulable(core, pod, misfit);
+        return;
+      }
       await core.createNamespacedPodBinding({
         name,
         namespace,
@@ -139,7 +164,7 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
       pod = await core.readNamespacedPod({ name, namespace });
     }
     if (pod.spec?.nodeName !== nodeName || pod.status?.startTime) return;
-    pod.status = runningStatus(pod, podIP, opts.initFailure?.(pod));
+    pod.status = runningStatus(pod, podIP, opts.initFailure?.(pod), opts.containerFailure?.(pod));
     await core.replaceNamespacedPodStatus({ name, namespace, body: pod });
   };
 
@@ -167,8 +192,47 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
   };
 }
 
+/**
+ * The scheduler's resource fit for one Node: a pod requests the larger of its containers' sum
+ * (sidecar init containers included) and its largest init container, per resource.
+ */
+function insufficient(pod: V1Pod): string[] {
+  const spec = pod.spec;
+  const requested = (c: V1Container, resource: string): number =>
+    quantity(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? '0');
+  const inits = spec?.initContainers ?? [];
+  const running = [...(spec?.containers ?? []), ...inits.filter((c) => c.restartPolicy === 'Always')];
+  return (['cpu', 'memory'] as const).filter((resource) => {
+    const sum = running.reduce((total, c) => total + requested(c, resource), 0);
+    const largestInit = Math.max(0, ...inits.map((c) => requested(c, resource)));
+    return Math.max(sum, largestInit) > quantity(CAPACITY[resource]);
+  });
+}
+
+const SUFFIX: Readonly<Record<string, number>> = { '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+function quantity(q: string): number {
+  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q.trim());
+  const scale = m ? SUFFIX[m[2] ?? ''] : undefined;
+  if (!m || scale === undefined) throw new Error(`fake kubelet: unsupported quantity ${q}`);
+  return Number(m[1]) * scale;
+}
+
+/** What kube-scheduler writes for a pod that fits no node (its message, for a one-node cluster). */
+async function reportUnschedulable(core: CoreV1Api, pod: V1Pod, misfit: readonly string[]): Promise<void> {
+  const message =
+    `0/1 nodes are available: ${misfit.map((r) => `1 Insufficient ${r}`).join(', ')}. ` +
+    'preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.';
+  pod.status = {
+    ...pod.status,
+    phase: 'Pending',
+    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastTransitionTime: new Date() }],
+  };
+  await core.replaceNamespacedPodStatus({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, body: pod });
+}
+
 async function registerNode(core: CoreV1Api, name: string): Promise<void> {
-  const capacity = { cpu: '16', memory: '64Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  const capacity = CAPACITY;
   const now = new Date();
   const status = {
     capacity,
@@ -213,7 +277,7 @@ function nodeCondition(type: string, status: string, reason: string, now: Date):
   return { type, status, reason, lastHeartbeatTime: now, lastTransitionTime: now };
 }
 
-function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefined): V1PodStatus {
+function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefined, crash: ContainerFailure | undefined): V1PodStatus {
   const now = new Date();
   const spec = pod.spec;
   const inits = spec?.initContainers ?? [];
@@ -267,11 +331,21 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
       state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now } },
     };
   });
-  const containerStatuses: V1ContainerStatus[] = containers.map((c) => {
+  // The crash-looping container, once init containers are done; unknown names crash the first.
+  const crashing = failed || crash === undefined ? -1 : Math.max(0, containers.findIndex((c) => c.name === crash.container));
+  const containerStatuses: V1ContainerStatus[] = containers.map((c, i) => {
     const s = base(c.name, c.image ?? '');
-    return failed
-      ? waiting(s)
-      : { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
+    if (failed) return waiting(s);
+    if (crash !== undefined && i === crashing) {
+      return {
+        ...s,
+        restartCount: 1,
+        started: false,
+        state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=${c.name} pod=${pod.metadata?.name}` } },
+        lastState: { terminated: { exitCode: crash.exitCode, reason: 'Error', message: crash.message, startedAt: now, finishedAt: now } },
+      };
+    }
+    return { ...s, ready: true, started: true, state: { running: { startedAt: now } } };
   });
 
   const cond = (type: string, ok: boolean, reason?: string, message?: string): V1PodCondition => ({
@@ -282,7 +356,9 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
     ...(message ? { message } : {}),
   });
   const notInit = failed ? `containers with incomplete status: [${inits[failing]?.name}]` : undefined;
-  const notReady = failed ? `containers with unready status: [${containers.map((c) => c.name).join(' ')}]` : undefined;
+  const unready = failed ? containers.map((c) => c.name) : crashing >= 0 ? [containers[crashing]!.name] : [];
+  const ready = unready.length === 0;
+  const notReady = ready ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   return {
     ...pod.status,
     phase: failed ? 'Pending' : 'Running',
@@ -294,8 +370,8 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
     conditions: [
       cond('PodReadyToStartContainers', true),
       cond('Initialized', !failed, failed ? 'ContainersNotInitialized' : undefined, notInit),
-      cond('Ready', !failed, failed ? 'ContainersNotReady' : undefined, notReady),
-      cond('ContainersReady', !failed, failed ? 'ContainersNotReady' : undefined, notReady),
+      cond('Ready', ready, ready ? undefined : 'ContainersNotReady', notReady),
+      cond('ContainersReady', ready, ready ? undefined : 'ContainersNotReady', notReady),
       cond('PodScheduled', true),
     ],
     initContainerStatuses,

@@ -11,5 +11,5 @@ export {
   runProcess,
   startControlPlane,
 } from './control-plane.js';
-export { type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
+export { type ContainerFailure, type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
 export { type WaitForOptions, waitFor } from './wait-for.js';
