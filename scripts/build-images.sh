@@ -14,7 +14,10 @@
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
 #   eval "$(scripts/docker-engine.sh start)"   # or any engine in DOCKER_HOST
-#   scripts/build-images.sh                   # all of them; prints each image's size at the end
+#   scripts/build-images.sh                   # all but server-cuda (a GPU image: 2.2 GB of CUDA
+#                                             # wheels a CPU machine never uses); prints each
+#                                             # image's size at the end
+#   scripts/build-images.sh all               # all of them, server-cuda included (what CI builds)
 #   scripts/build-images.sh server model-iris # only these (names without kserve-ts-); the images
 #                                             # built FROM the server (server-cuda, custom-model,
 #                                             # transformer) build it too
@@ -42,8 +45,10 @@ log() { echo "[build-images] $*" >&2; }
 ALL_TARGETS=(server storage-initializer controller server-tensorflow server-cuda model-iris custom-model transformer)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
 DOCKERFILE_TARGETS=(server storage-initializer controller server-tensorflow)
+DEFAULT_TARGETS=(server storage-initializer controller server-tensorflow model-iris custom-model transformer)
 wanted=("$@")
-[[ ${#wanted[@]} -gt 0 ]] || wanted=("${ALL_TARGETS[@]}")
+[[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
+[[ "${wanted[*]}" != all ]] || wanted=("${ALL_TARGETS[@]}")
 for t in "${wanted[@]}"; do
   [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { log "unknown image '$t' (one of: ${ALL_TARGETS[*]})"; exit 2; }
   # Built FROM kserve-ts-server: that is rebuilt first, so they never sit on a stale one.

@@ -8,7 +8,9 @@
 #   scripts/kube-node.sh up       # idempotent; prints the kubeconfig path (last stdout line)
 #   scripts/kube-node.sh status   # each component's state and the node's Ready condition
 #   scripts/kube-node.sh down     # stops everything and removes every trace (see below)
-#   scripts/kube-node.sh env      # prints `export KUBECONFIG=...`
+#   scripts/kube-node.sh env      # prints `export KUBECONFIG=... PATH=...`: kubectl 1.35 (the
+#                                 # node's own) and helm (scripts/helm-tools.sh, built on first
+#                                 # use) first on PATH; `eval "$(scripts/kube-node.sh env)"`
 #
 # Layout (the settings measured in docs/kubernetes.md "A node on this machine"):
 #   node IP      10.77.0.1 on `knode0`, a bridge without ports (a loopback node IP is
@@ -32,12 +34,15 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts/kube-node so an image imported once is not
 # imported again (each image's docker ID is stamped); nothing runs from it after `down`.
 #
-# Images: the pause image (a static C program built with gcc) and $KNODE_IMAGES (default:
-# the kserve-ts images the suites run at package.json's version, built by
-# scripts/build-images.sh: server, server-tensorflow, storage-initializer, controller, the
-# model-iris modelcar, custom-model, transformer and server-cuda (2.6 GB, for the GPU runtime suite))
-# are `docker save`d from the private engine (scripts/docker-engine.sh, started if needed)
-# and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
+# Images: the pause image (a static C program built with gcc) and the kserve-ts images at
+# package.json's version, built by scripts/build-images.sh: server, storage-initializer and
+# controller must be there (the charts run nothing without them); server-tensorflow, the
+# model-iris modelcar, custom-model, transformer and server-cuda are imported when they have
+# been built (the suites and docs/kubernetes.md sections 5-7 use them; server-cuda, 2.6 GB,
+# only the GPU runtime suite) and named as skipped otherwise. KNODE_IMAGES="IMG ..." replaces
+# the required list (and then nothing optional is imported).
+# They are `docker save`d from the private engine (scripts/docker-engine.sh, started if
+# needed) and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
 #
 # `down` leaves nothing: pods are deleted while kubelet still runs (CNI releases veths and
 # addresses), then every process is stopped by its pid file (containerd shims by their
@@ -75,7 +80,12 @@ PAUSE_IMAGE=local/pause:1
 SOCK="$S/containerd/containerd.sock"
 DOCKER="${DOCKER:-/usr/bin/docker}"
 VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json" 2>/dev/null || echo 0.1.0)"
-KNODE_IMAGES="${KNODE_IMAGES:-kserve-ts-server:$VERSION kserve-ts-server-tensorflow:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION}"
+if [[ -n "${KNODE_IMAGES:-}" ]]; then
+  OPTIONAL_IMAGES=""
+else
+  KNODE_IMAGES="kserve-ts-server:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION"
+  OPTIONAL_IMAGES="kserve-ts-server-tensorflow:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION"
+fi
 # Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
 KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # Start order; `down` stops in reverse.
@@ -319,6 +329,23 @@ EOF
   rm -rf "$d"
 }
 
+# IMAGES: the required images (a missing one is an error) and the optional ones built.
+node_images() {
+  local img
+  IMAGES="$KNODE_IMAGES"
+  for img in $KNODE_IMAGES; do
+    "$DOCKER" image inspect "$img" >/dev/null 2>&1 ||
+      die "image $img is missing from the docker engine: run scripts/build-images.sh first"
+  done
+  for img in $OPTIONAL_IMAGES; do
+    if "$DOCKER" image inspect "$img" >/dev/null 2>&1; then
+      IMAGES+=" $img"
+    else
+      log "$img is not built, so not imported (scripts/build-images.sh ${img#kserve-ts-} builds it)"
+    fi
+  done
+}
+
 # Imports an image unless containerd has it at the same docker image ID (stamped).
 import_image() {
   local img=$1 id stamp ref
@@ -387,6 +414,10 @@ up() {
   [[ $EUID -eq 0 ]] || die "must run as root (bridges, routes, iptables, mounts)"
   if [[ -d "$S" ]]; then
     if all_running; then
+      # Images built since the node came up (or rebuilt) are imported now.
+      docker_env
+      node_images
+      for img in $IMAGES; do import_image "$img"; done
       log "already up"
       echo "$S/kubeconfig"
       return 0
@@ -400,11 +431,7 @@ up() {
   COREDNS="$(bash "$ROOT/scripts/coredns-binary.sh")"
   # The images first: a missing one is a clear error before anything has started.
   docker_env
-  local img
-  for img in $KNODE_IMAGES; do
-    "$DOCKER" image inspect "$img" >/dev/null 2>&1 ||
-      die "image $img is missing from the docker engine: run scripts/build-images.sh first"
-  done
+  node_images
   # From here on a failure takes down whatever was started.
   trap 'if [[ $UP_DONE != 1 ]]; then log "up failed: taking down what was started"; down >/dev/null 2>&1 || true; fi' EXIT
   for port in $ETCD_PORT $((ETCD_PORT + 1)) $DNS_READY_PORT; do
@@ -452,7 +479,7 @@ up() {
     --profiling=false
   wait_until 30 "containerd" containerd ctr_ version
   ensure_pause_image
-  for img in "$PAUSE_IMAGE" $KNODE_IMAGES; do import_image "$img"; done
+  for img in "$PAUSE_IMAGE" $IMAGES; do import_image "$img"; done
   wait_until 60 "kube-apiserver /readyz" kube-apiserver kubectl get --raw /readyz
 
   start kube-controller-manager "$BIN/kube-controller-manager" \
@@ -746,10 +773,22 @@ status() {
   return $ok
 }
 
+# The node's kubectl (same version as the API server: no skew warning) and helm in one folder
+# put first on PATH. helm is built by scripts/helm-tools.sh on first use (a few minutes).
+env_lines() {
+  [[ -f "$S/bin" ]] || die "the node is not up: scripts/kube-node.sh up"
+  local helm_bin
+  helm_bin="$(bash "$ROOT/scripts/helm-tools.sh")"
+  mkdir -p "$S/path"
+  ln -sfn "$(cat "$S/bin")/kubectl" "$S/path/kubectl"
+  ln -sfn "$helm_bin/helm" "$S/path/helm"
+  echo "export KUBECONFIG=$S/kubeconfig PATH=$S/path:\$PATH"
+}
+
 case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
-  env) echo "export KUBECONFIG=$S/kubeconfig" ;;
+  env) env_lines ;;
   *) echo "usage: $0 up|down|status|env" >&2; exit 2 ;;
 esac

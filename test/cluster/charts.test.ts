@@ -249,4 +249,45 @@ describe('helm install and upgrade against the apiserver', () => {
     }, { timeoutMs: 10_000 });
     expect(runtimes).toMatch(/kserve-ts-tensorflow/);
   });
+
+  // Deleting a CRD deletes every object of its kind: without the keep policy, `helm uninstall
+  // kserve-ts-crd` took every InferenceService in the cluster with it (#27).
+  it('uninstalling kserve-ts-crd keeps the CRDs and the InferenceServices (helm.sh/resource-policy: keep); installing it again adopts them', async () => {
+    const keep = (yaml: string) => objects(yaml).map((o) => o.metadata.annotations?.['helm.sh/resource-policy']);
+    expect(keep(await template(CRD))).toEqual(['keep', 'keep', 'keep']);
+    expect(keep(await template(CRD, ['keepOnUninstall=false']))).toEqual([undefined, undefined, undefined]);
+
+    // docs/kubernetes.md's order: the controller (and its webhooks) and the runtimes first.
+    for (const release of ['kserve-ts-runtimes', 'kserve-ts']) {
+      const r = await sh(tools.helm, ['uninstall', release, '-n', NS, '--wait']);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const isvc = `apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: { name: kept, namespace: default }
+spec:
+  predictor:
+    model: { modelFormat: { name: onnx }, storageUri: "s3://models/iris" }
+`;
+    const created = await cp.kubectl(['apply', '-f', '-'], { input: isvc });
+    expect(created.code, created.stderr).toBe(0);
+
+    const un = await sh(tools.helm, ['uninstall', 'kserve-ts-crd', '-n', NS, '--wait']);
+    expect(un.code, un.stderr).toBe(0);
+    expect(`${un.stdout}${un.stderr}`).toMatch(/kept due to the resource policy/);
+    const crds = await cp.kubectl(['get', 'crd', '-l', 'app.kubernetes.io/part-of=kserve-ts', '-o', 'json']);
+    expect(crds.code, crds.stderr).toBe(0);
+    const items = (JSON.parse(crds.stdout) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }).items;
+    expect(items.map((c) => c.metadata.name).sort()).toEqual([
+      'clusterservingruntimes.serving.kserve.io',
+      'inferenceservices.serving.kserve.io',
+      'servingruntimes.serving.kserve.io',
+    ]);
+    expect(items.filter((c) => c.metadata.deletionTimestamp)).toEqual([]);
+    const still = await cp.kubectl(['get', 'inferenceservice', 'kept', '-n', 'default', '-o', 'jsonpath={.metadata.name}']);
+    expect(still, still.stderr).toMatchObject({ code: 0, stdout: 'kept' });
+
+    const again = await sh(tools.helm, ['install', 'kserve-ts-crd', CRD, '-n', NS]);
+    expect(again.code, again.stderr).toBe(0);
+  });
 });
