@@ -205,6 +205,11 @@ for t in custom-model transformer; do
   build "kserve-ts-$t:$VERSION" "$app_context" --build-arg SERVER="kserve-ts-server:$VERSION"
 done
 
+# The classic builder runs every stage before the target, so a stage not asked for ends as an
+# untagged image (209 MB listed: the base plus an empty folder), and a rebuilt image leaves its
+# previous version untagged: remove those of ours (only dangling ones: nothing tagged or in use).
+"$DOCKER" image prune -f --filter "label=org.opencontainers.image.vendor=kserve-ts" >/dev/null
+
 for t in "${ALL_TARGETS[@]}"; do
   want "$t" || continue
   size="$("$DOCKER" image inspect -f '{{.Size}}' "kserve-ts-$t:$VERSION")"

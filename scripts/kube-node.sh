@@ -341,7 +341,8 @@ node_images() {
     if "$DOCKER" image inspect "$img" >/dev/null 2>&1; then
       IMAGES+=" $img"
     else
-      log "$img is not built, so not imported (scripts/build-images.sh ${img#kserve-ts-} builds it)"
+      local name="${img#kserve-ts-}"
+      log "$img is not built, so not imported (scripts/build-images.sh ${name%%:*} builds it)"
     fi
   done
 }

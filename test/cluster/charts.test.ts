@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HelmTools, type TestControlPlane, ensureHelmTools, startControlPlane, waitFor } from '../controller/harness/index.js';
+import { isvcYaml } from '../controller/kube-test-helpers.js';
 import { type Crd, writeCrdSchemas } from './crd-json-schema.js';
 
 const run = promisify(execFile);
@@ -262,14 +263,8 @@ describe('helm install and upgrade against the apiserver', () => {
       const r = await sh(tools.helm, ['uninstall', release, '-n', NS, '--wait']);
       expect(r.code, r.stderr).toBe(0);
     }
-    const isvc = `apiVersion: serving.kserve.io/v1beta1
-kind: InferenceService
-metadata: { name: kept, namespace: default }
-spec:
-  predictor:
-    model: { modelFormat: { name: onnx }, storageUri: "s3://models/iris" }
-`;
-    const created = await cp.kubectl(['apply', '-f', '-'], { input: isvc });
+    const isvc = isvcYaml('kept', '  predictor:\n    model: { modelFormat: { name: onnx }, storageUri: "s3://models/iris" }\n');
+    const created = await cp.kubectl(['apply', '-n', 'default', '-f', '-'], { input: isvc });
     expect(created.code, created.stderr).toBe(0);
 
     const un = await sh(tools.helm, ['uninstall', 'kserve-ts-crd', '-n', NS, '--wait']);

@@ -88,6 +88,18 @@ const cases: ReadonlyArray<readonly [string, Condition, readonly V1Pod[], Partia
     { reason: 'CrashLoopBackOff', message: 'pod p-1, container kserve-container: keeps failing; last exit: OOMKilled, exit code 137' },
   ],
   [
+    'a crash loop between two back-offs (exited again): the same words',
+    NOT_AVAILABLE,
+    [
+      withContainer(
+        'p-1',
+        '2026-01-01T00:00:00Z',
+        status('kserve-container', { restartCount: 3, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } }, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }),
+      ),
+    ],
+    { reason: 'CrashLoopBackOff', message: 'pod p-1, container kserve-container: keeps failing; last exit: OOMKilled, exit code 137' },
+  ],
+  [
     'an init container in a crash loop, with its termination message',
     NOT_AVAILABLE,
     [

@@ -66,17 +66,18 @@ function podFailure(pod: V1Pod): PodFailure | undefined {
 
 function containerFailure(s: V1ContainerStatus, failed: string): PodFailure | undefined {
   const waiting = s.state?.waiting;
-  if (waiting?.reason && !STARTING.has(waiting.reason)) {
-    const last = s.lastState?.terminated;
-    // CrashLoopBackOff's own message ("back-off 40s restarting failed container=...") changes
-    // with every back-off step and says nothing about the failure: the last exit does.
-    if (waiting.reason === 'CrashLoopBackOff') {
-      return { reason: waiting.reason, message: `keeps failing${last ? `; last exit: ${exitText(last)}` : ''}` };
-    }
-    return { reason: waiting.reason, message: clip(waiting.message || waiting.reason) };
+  const crashed = s.state?.terminated && s.state.terminated.exitCode !== 0 ? s.state.terminated : undefined;
+  // A container restarted after failing is crash-looping whether the kubelet shows it waiting
+  // out its back-off or just exited again: one reason and message for both, so the condition
+  // does not flip with every restart. CrashLoopBackOff's own message ("back-off 40s restarting
+  // failed container=...") changes with each back-off step and says nothing of the failure:
+  // the last exit does.
+  if (waiting?.reason === 'CrashLoopBackOff' || (crashed && s.restartCount > 0)) {
+    const last = crashed ?? s.lastState?.terminated;
+    return { reason: 'CrashLoopBackOff', message: `keeps failing${last ? `; last exit: ${exitText(last)}` : ''}` };
   }
-  const terminated = s.state?.terminated;
-  if (terminated && terminated.exitCode !== 0) return { reason: failed, message: `exited: ${exitText(terminated)}` };
+  if (waiting?.reason && !STARTING.has(waiting.reason)) return { reason: waiting.reason, message: clip(waiting.message || waiting.reason) };
+  if (crashed) return { reason: failed, message: `exited: ${exitText(crashed)}` };
   return undefined;
 }
 

@@ -218,11 +218,11 @@ function quantity(q: string): number {
   return Number(m[1]) * scale;
 }
 
-/** What kube-scheduler writes for a pod that fits no node (its message, for a one-node cluster). */
+/** What kube-scheduler 1.35 writes for a pod that fits no node (its message on the one-node cluster of scripts/kube-node.sh). */
 async function reportUnschedulable(core: CoreV1Api, pod: V1Pod, misfit: readonly string[]): Promise<void> {
   const message =
     `0/1 nodes are available: ${misfit.map((r) => `1 Insufficient ${r}`).join(', ')}. ` +
-    'preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.';
+    'no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
   pod.status = {
     ...pod.status,
     phase: 'Pending',
