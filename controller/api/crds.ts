@@ -1,6 +1,6 @@
 /**
- * Every CRD kserve-ts ships (written to controller/crds and the CRD chart's templates by
- * `npm run crds`). A new kind adds its description file and a row here.
+ * Every CRD kserve-ts ships, written by `npm run crds` to controller/crds (which the CRD
+ * chart links under files/). A new kind adds its description file and a row here.
  */
 import type { CrdFile } from './crd.js';
 import { INFERENCE_SERVICE_CRD } from './inference-service-crd.js';

@@ -23,10 +23,10 @@ describe('the CRD files', () => {
 
   it('are every CRD shipped, in controller/crds and (linked) in the CRD chart', () => {
     const written = [...renderCrdFiles().keys()].map((f) => path.basename(f)).sort();
-    for (const dir of [CRD_DIR, 'charts/kserve-ts-crd/templates']) {
+    for (const dir of [CRD_DIR, 'charts/kserve-ts-crd/files']) {
       expect(readdirSync(path.join(ROOT, dir)).sort(), dir).toEqual(written);
     }
-    for (const f of written) expect(readFileSync(path.join(ROOT, 'charts/kserve-ts-crd/templates', f), 'utf8')).toBe(renderCrdFiles().get(path.join(CRD_DIR, f)));
+    for (const f of written) expect(readFileSync(path.join(ROOT, 'charts/kserve-ts-crd/files', f), 'utf8')).toBe(renderCrdFiles().get(path.join(CRD_DIR, f)));
   });
 });
 
