@@ -1,23 +1,52 @@
 /**
  * Dynamic batching end to end: real onnxruntime sessions behind config.pbtxt
  * `dynamic_batching`, concurrent callers over V2 REST, gRPC and V1. Asserts who gets which
- * rows and what /metrics counted, never timings.
+ * rows and what /metrics counted, never timings. Requests overlap by construction, not by
+ * speed: a first request is held at the model (test/helpers/model-gate.ts) until the server
+ * reports every other one queued behind it, so the batches that form are the same on any
+ * machine.
  */
 import { describe, expect, it } from 'vitest';
 import { grpcError } from '../grpc/client.js';
 import { get, json, post } from '../helpers/http.js';
 import { useGrpcFixture } from '../helpers/grpc-fixture.js';
+import { ModelGate, untilQueueDepth } from '../helpers/model-gate.js';
 
 const BATCHED = 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 20000 }\n';
 
-
-const f = useGrpcFixture({
+const gate = new ModelGate();
+const f = useGrpcFixture(
+  {
     scale2: { file: 'scale2_fp32', config: BATCHED },
     strings: { file: 'identity_bytes', config: BATCHED },
     plain: 'scale2_fp32',
     // dynamic_batching without a batch dimension is ignored (with a warning).
     nobatch: { file: 'scale2_fp32', config: 'dynamic_batching { }\n' },
-  });
+  },
+  [],
+  { backends: () => gate.backends() },
+);
+
+/**
+ * Sends `blocker`, which finds `model` idle and so runs at once, alone, and holds it at the
+ * model; then sends `queued`, and releases the blocker only once the server counts all of
+ * them (and `others` the caller sends meanwhile) in the model's queue
+ * (kserve_model_queue_depth). A full batch that forms meanwhile is handed to the model and
+ * held too, so nothing is answered before everything has queued.
+ */
+async function behindHeld<B, T>(model: string, blocker: () => Promise<B>, queued: () => Array<Promise<T>>, others = 0): Promise<{ first: B; rest: T[] }> {
+  gate.hold();
+  try {
+    const first = blocker();
+    await gate.untilHeld(1);
+    const rest = queued();
+    await untilQueueDepth(f.server.server, model, 1 + rest.length + others);
+    gate.release();
+    return { first: await first, rest: await Promise.all(rest) };
+  } finally {
+    gate.release();
+  }
+}
 
 /** Distinct, exactly representable values per caller. */
 const row = (k: number, n = 3): number[] => Array.from({ length: n }, (_, j) => k + j / 4);
@@ -59,23 +88,24 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 describe('dynamic batching', () => {
-  it('gives each of many concurrent V2 REST, gRPC and V1 callers exactly its own rows, in batches > 1', async () => {
-    const rest = Array.from({ length: 64 }, (_, i) => v2('scale2', [row(i)]));
-    const grpc = Array.from({ length: 16 }, (_, i) => grpcInfer('scale2', row(1000 + i)));
-    const legacy = Array.from({ length: 16 }, (_, i) => v1('scale2', row(2000 + i)));
-    const [restOut, grpcOut, v1Out] = await Promise.all([Promise.all(rest), Promise.all(grpc), Promise.all(legacy)]);
-    restOut.forEach((o, i) => expect(o).toMatchObject({ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 3], data: doubled(row(i)) }));
-    grpcOut.forEach((o, i) => expect(o).toEqual(doubled(row(1000 + i))));
-    v1Out.forEach((o, i) => expect(o).toEqual({ predictions: [doubled(row(2000 + i))] }));
+  it('gives each of many concurrent V2 REST, gRPC and V1 callers exactly its own rows, in full batches', async () => {
+    const { first, rest } = await behindHeld('scale2', () => v2('scale2', [row(-100)]), () => [
+      ...Array.from({ length: 64 }, (_, i) => v2('scale2', [row(i)])),
+      ...Array.from({ length: 16 }, (_, i) => grpcInfer('scale2', row(1000 + i))),
+      ...Array.from({ length: 16 }, (_, i) => v1('scale2', row(2000 + i))),
+    ]);
+    expect(first.data).toEqual(doubled(row(-100)));
+    rest.slice(0, 64).forEach((o, i) => expect(o).toMatchObject({ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 3], data: doubled(row(i)) }));
+    rest.slice(64, 80).forEach((o, i) => expect(o).toEqual(doubled(row(1000 + i))));
+    rest.slice(80).forEach((o, i) => expect(o).toEqual({ predictions: [doubled(row(2000 + i))] }));
 
     const metrics = (await get(`${f.server.url}/metrics`)).text;
-    const batches = sample(metrics, 'kserve_batch_size_count', { model_name: 'scale2' }) ?? 0;
-    const singles = sample(metrics, 'kserve_batch_size_bucket', { model_name: 'scale2', le: '1' }) ?? 0;
-    expect(sample(metrics, 'kserve_batch_size_sum', { model_name: 'scale2' })).toBe(96);
-    expect(batches).toBeLessThan(96);
-    expect(batches - singles).toBeGreaterThan(0);
-    expect(sample(metrics, 'kserve_batch_size_bucket', { model_name: 'scale2', le: '8' })).toBe(batches);
-    expect(sample(metrics, 'kserve_batch_queue_seconds_count', { model_name: 'scale2' })).toBe(96);
+    // The held first request ran alone; the 96 queued behind it went as twelve full batches of 8.
+    expect(sample(metrics, 'kserve_batch_size_sum', { model_name: 'scale2' })).toBe(97);
+    expect(sample(metrics, 'kserve_batch_size_count', { model_name: 'scale2' })).toBe(13);
+    expect(sample(metrics, 'kserve_batch_size_bucket', { model_name: 'scale2', le: '4' })).toBe(1);
+    expect(sample(metrics, 'kserve_batch_size_bucket', { model_name: 'scale2', le: '8' })).toBe(13);
+    expect(sample(metrics, 'kserve_batch_queue_seconds_count', { model_name: 'scale2' })).toBe(97);
   });
 
   it('runs requests with other trailing dims or batch sizes concurrently, each correct', async () => {
@@ -84,7 +114,8 @@ describe('dynamic batching', () => {
       const [rows, cols] = shapes[i % shapes.length] as [number, number];
       return Array.from({ length: rows }, (_, r) => row(100 * i + 10 * r, cols));
     });
-    const outs = await Promise.all(cases.map((rows) => v2('scale2', rows)));
+    // Queued together behind a held request, so that they share batches wherever they can.
+    const { rest: outs } = await behindHeld('scale2', () => v2('scale2', [row(-1)]), () => cases.map((rows) => v2('scale2', rows)));
     outs.forEach((o, i) => {
       const rows = cases[i] as number[][];
       expect(o.shape).toEqual([rows.length, rows[0]?.length]);
@@ -96,14 +127,26 @@ describe('dynamic batching', () => {
     const good = (i: number) => Buffer.from(`caller ${i}`);
     const call = (value: Buffer) =>
       f.client.infer({ model_name: 'strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], contents: { bytes_contents: [value] } }] });
-    const goods = Array.from({ length: 12 }, (_, i) => call(good(i)));
-    // Valid on the wire, but not UTF-8: onnxruntime's string tensors refuse it.
-    const bad = grpcError(call(Buffer.from([0xff, 0xfe])));
-    const [err, outs] = await Promise.all([bad, Promise.all(goods)]);
+    const before = (await get(`${f.server.url}/metrics`)).text;
+    let bad: Promise<Awaited<ReturnType<typeof grpcError>>> | undefined;
+    const { rest: outs } = await behindHeld('strings', () => call(good(-1)), () => {
+      const goods = Array.from({ length: 12 }, (_, i) => call(good(i)));
+      // Valid on the wire, but not UTF-8: onnxruntime's string tensors refuse it. Sent once the
+      // twelve are queued (a full batch of 8, then 4), so it is the fifth row of the second batch.
+      bad = untilQueueDepth(f.server.server, 'strings', 13).then(() => grpcError(call(Buffer.from([0xff, 0xfe]))));
+      return goods;
+    }, 1);
+    const err = await (bad as NonNullable<typeof bad>);
     // Retried alone, its error names element 0 of its own tensor, not its place in a batch.
     expect(err.code).toBe(3);
     expect(err.details).toMatch(/BYTES element 0 is not valid UTF-8/);
     outs.forEach((o, i) => expect(Buffer.from(o.outputs[0]?.contents?.bytes_contents?.[0] as Uint8Array).toString()).toBe(`caller ${i}`));
+    // The held one alone, a batch of 8, the failed batch of 5, then its five requests one by one.
+    const after = (await get(`${f.server.url}/metrics`)).text;
+    const delta = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    expect(delta('kserve_batch_size_count', { model_name: 'strings' })).toBe(8);
+    expect(delta('kserve_batch_size_sum', { model_name: 'strings' })).toBe(1 + 8 + 5 + 5);
+    expect(delta('kserve_batch_size_bucket', { model_name: 'strings', le: '1' })).toBe(6);
   });
 
   it.each(['plain', 'nobatch'])('leaves a model without batching (%s) as before', async (model) => {

@@ -4,6 +4,7 @@
  * calling suite. Read its fields inside tests or hooks, never at definition time.
  */
 import { afterAll, beforeAll } from 'vitest';
+import type { BackendRegistry } from '../../server/backend-registry.js';
 import { type GrpcTestClient, grpcClient } from '../grpc/client.js';
 import { type TestServer, makeRepository, startServer } from './server.js';
 
@@ -14,13 +15,17 @@ export interface GrpcFixture {
   readonly dir: string;
 }
 
-export function useGrpcFixture(layout: Parameters<typeof makeRepository>[0], flags: readonly string[] = []): GrpcFixture {
+export function useGrpcFixture(
+  layout: Parameters<typeof makeRepository>[0],
+  flags: readonly string[] = [],
+  opts: { backends?: () => BackendRegistry } = {},
+): GrpcFixture {
   let repo: ReturnType<typeof makeRepository> | undefined;
   let server: TestServer | undefined;
   let client: GrpcTestClient | undefined;
   beforeAll(async () => {
     repo = makeRepository(layout);
-    server = await startServer(['--model_repository', repo.dir, ...flags], { grpc: true });
+    server = await startServer(['--model_repository', repo.dir, ...flags], { grpc: true, ...(opts.backends ? { backends: opts.backends() } : {}) });
     client = grpcClient(server.grpcAddress as string);
   });
   afterAll(async () => {

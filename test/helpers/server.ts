@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Logger, pino } from 'pino';
 import { parseServeArgs } from '../../server/config.js';
+import type { BackendRegistry } from '../../server/backend-registry.js';
 import { type ModelServer, createServer, defaultBackends } from '../../server/server.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,24 +57,27 @@ export interface TestServer {
 /**
  * Builds a server with CLI-style flags (as `kserve-ts serve` would get them), on loopback and
  * port 0 unless the flags say otherwise; nothing bound, no model loaded yet. `logger`
- * receives the server's log (silent otherwise, unless TEST_LOG_LEVEL says).
+ * receives the server's log (silent otherwise, unless TEST_LOG_LEVEL says); `backends`
+ * replaces the default registry (e.g. ModelGate's, test/helpers/model-gate.ts).
  */
-export async function buildServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<ModelServer> {
+export async function buildServer(flags: string[], opts: { grpc?: boolean; logger?: Logger; backends?: BackendRegistry } = {}): Promise<ModelServer> {
+  const backends = opts.backends ?? defaultBackends();
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
     {},
-    defaultBackends().flags(),
+    backends.flags(),
   );
   return createServer(config, opts.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
+    backends,
     defaultMetrics: false,
   });
 }
 
 /**
  * Starts a server (buildServer) on port 0 and loads its models. `grpc: true` also serves
- * gRPC on a free loopback port (see `grpcAddress`).
+ * gRPC on a free loopback port (see `grpcAddress`); `backends` as for buildServer.
  */
-export async function startServer(flags: string[], opts: { grpc?: boolean; logger?: Logger } = {}): Promise<TestServer> {
+export async function startServer(flags: string[], opts: { grpc?: boolean; logger?: Logger; backends?: BackendRegistry } = {}): Promise<TestServer> {
   const server = await buildServer(flags, opts);
   await server.http.listen({ host: '127.0.0.1', port: 0 });
   const grpcPort = server.grpc === undefined ? undefined : await server.grpc.listen('127.0.0.1', 0);

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { type KubeBinaries, ensureKubeBinaries } from './kube-binaries.js';
 import { type ManagedProcess, startProcess } from './managed-process.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 export interface ControlPlaneOptions {
   /** Run kube-controller-manager (Deployments → ReplicaSets → Pods, GC, namespaces). Default true. */

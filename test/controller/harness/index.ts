@@ -12,4 +12,4 @@ export {
   startControlPlane,
 } from './control-plane.js';
 export { type ContainerFailure, type FakeKubelet, type FakeKubeletOptions, type InitFailure, startFakeKubelet } from './fake-kubelet.js';
-export { type WaitForOptions, waitFor } from './wait-for.js';
+export { type WaitForOptions, waitFor } from '../../helpers/wait-for.js';

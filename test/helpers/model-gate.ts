@@ -1,0 +1,134 @@
+/**
+ * A gate in front of every model instance a test server loads: the real backends (onnx,
+ * tensorflow, custom) load and run the models, but while the test holds the gate each call
+ * to an instance waits, recorded with its request context, until the test releases it. Tests
+ * that need work to be "in progress" (a running inference for others to queue behind, a
+ * request in flight at shutdown) hold the gate instead of sizing an inference to last longer
+ * than something else takes, so no outcome depends on the machine's speed.
+ *
+ * The gate sits where a backend's instance sits: the dynamic batcher (server/batching) and
+ * the repository's queue depth see a held call exactly as a long inference.
+ */
+import type { Backend, InferContext, ModelInstance } from '../../server/backend.js';
+import { BackendRegistry } from '../../server/backend-registry.js';
+import { defaultBackends } from '../../server/server.js';
+import type { Tensor } from '../../protocols/tensor.js';
+import type { ModelServer } from '../../server/server.js';
+import { metricValue } from './http.js';
+import { waitFor } from './wait-for.js';
+
+/**
+ * Resolves once `server` reports exactly `n` requests queued or running for `model` (its own
+ * kserve_model_queue_depth gauge: a request counts from the moment it reached the model's
+ * instance, or its batcher, until it is answered). Bounded: fails only as a timeout.
+ */
+export async function untilQueueDepth(server: ModelServer, model: string, n: number, timeoutMs = 60_000): Promise<void> {
+  await waitFor(async () => metricValue(await server.metrics.render(), 'kserve_model_queue_depth', { model_name: model }), {
+    until: (depth) => depth === n,
+    timeoutMs,
+    intervalMs: 5,
+    description: `${n} requests in ${model}'s queue (kserve_model_queue_depth)`,
+  });
+}
+
+/** One call waiting at the gate. */
+export interface HeldCall {
+  readonly model: string;
+  /** Rows of the call's first input (dim 0), as the instance got them: a batch's rows for a batched model. */
+  readonly rows: number | undefined;
+  readonly context: InferContext | undefined;
+}
+
+export class ModelGate {
+  #holding = false;
+  readonly #waiting: Array<HeldCall & { release(): void }> = [];
+
+  /** From now on, calls wait at the gate until `release`. */
+  hold(): void {
+    this.#holding = true;
+  }
+
+  /** Lets every waiting call through and stops holding. */
+  release(): void {
+    this.#holding = false;
+    for (const call of this.#waiting.splice(0)) call.release();
+  }
+
+  /** The calls waiting now, in arrival order. */
+  get held(): readonly HeldCall[] {
+    return this.#waiting;
+  }
+
+  /** Resolves once `n` calls wait at the gate (bounded: fails as a timeout). */
+  async untilHeld(n: number, timeoutMs = 60_000): Promise<readonly HeldCall[]> {
+    await waitFor(() => this.#waiting.length >= n, { timeoutMs, intervalMs: 5, description: `${n} calls held at the gate` });
+    return this.#waiting;
+  }
+
+  /** Wraps an instance so that its infer (and explain) calls pass the gate first. */
+  wrap(model: string, inner: ModelInstance): ModelInstance {
+    const pass = async (inputs: readonly Tensor[], context: InferContext | undefined): Promise<void> => {
+      if (!this.#holding) return;
+      const rows = inputs[0]?.shape[0];
+      await new Promise<void>((release) => this.#waiting.push({ model, rows, context, release }));
+    };
+    const gated: ModelInstance = {
+      get platform() {
+        return inner.platform;
+      },
+      get executionProvider() {
+        return inner.executionProvider;
+      },
+      get inputs() {
+        return inner.inputs;
+      },
+      get outputs() {
+        return inner.outputs;
+      },
+      get signatures() {
+        return inner.signatures;
+      },
+      get validatesOwnInputs() {
+        return inner.validatesOwnInputs;
+      },
+      async infer(inputs, outputNames, signature, context) {
+        await pass(inputs, context);
+        return inner.infer(inputs, outputNames, signature, context);
+      },
+      unload: () => inner.unload(),
+      onFailure: (listener) => inner.onFailure(listener),
+    };
+    if (inner.explain !== undefined) {
+      const explain = inner.explain.bind(inner);
+      gated.explain = async (inputs, context) => {
+        await pass(inputs, context);
+        return explain(inputs, context);
+      };
+    }
+    if (inner.healthy !== undefined) gated.healthy = inner.healthy.bind(inner);
+    return gated;
+  }
+
+  /** The default backends, each loading its models through this gate. */
+  backends(): BackendRegistry {
+    const registry = new BackendRegistry();
+    for (const b of defaultBackends().all()) registry.register(this.#gated(b));
+    return registry;
+  }
+
+  #gated(b: Backend): Backend {
+    const gated: Backend = {
+      name: b.name,
+      aliases: b.aliases,
+      flags: b.flags,
+      settings: (flags) => b.settings(flags),
+      modelOptions: (settings, parameters) => b.modelOptions(settings, parameters),
+      detect: (dir, files) => b.detect(dir, files),
+      load: async (spec, options, context) => this.wrap(spec.modelName, await b.load(spec, options, context)),
+    };
+    const { prepareProcess, providedModels } = b;
+    if (prepareProcess !== undefined) gated.prepareProcess = (settings) => prepareProcess.call(b, settings);
+    if (providedModels !== undefined) gated.providedModels = (settings, server) => providedModels.call(b, settings, server);
+    return gated;
+  }
+}
