@@ -4,19 +4,27 @@
  * the model idle goes at once, batches form only from requests that queued while it was
  * busy. max_queue_delay_microseconds is ten minutes, longer than any test may run, so a
  * request that waited for it would time the test out; the assertions are on the batch
- * sizes the server reports in /metrics, never on timings.
+ * sizes the server reports in /metrics, never on timings. The model is kept busy by a
+ * request held at it (test/helpers/model-gate.ts) until the others have queued, not by
+ * the time an inference takes.
  */
 import { describe, expect, it } from 'vitest';
 import { get, json, post } from '../helpers/http.js';
 import { useGrpcFixture } from '../helpers/grpc-fixture.js';
+import { ModelGate } from '../helpers/model-gate.js';
 
 const TEN_MINUTES = 'max_batch_size: 16\ndynamic_batching { max_queue_delay_microseconds: 600000000 }\n';
 const WIDTH = 1024;
 
-const f = useGrpcFixture({
-  sequential: { file: 'slow_matmul', config: TEN_MINUTES },
-  concurrent: { file: 'slow_matmul', config: TEN_MINUTES },
-});
+const gate = new ModelGate();
+const f = useGrpcFixture(
+  {
+    sequential: { file: 'slow_matmul', config: TEN_MINUTES },
+    concurrent: { file: 'slow_matmul', config: TEN_MINUTES },
+  },
+  [],
+  { backends: () => gate.backends() },
+);
 
 /** A row of k's: every MatMul replaces each element by the row's mean, so k comes back. */
 async function infer(model: string, k: number): Promise<number[]> {
@@ -61,13 +69,17 @@ describe('adaptive dynamic batching', () => {
 
   it('stacks requests that queue while the model is busy, each caller still getting its own rows', async () => {
     const callers = 48;
-    const outs = await Promise.all(Array.from({ length: callers }, (_, i) => infer('concurrent', i + 1)));
+    const { first, rest: outs } = await gate.behindHeld(f.server.server, 'concurrent', () => infer('concurrent', 100), () =>
+      Array.from({ length: callers }, (_, i) => infer('concurrent', i + 1)),
+    );
+    expect(first.every((v) => Math.abs(v - 100) < 1e-3)).toBe(true);
     outs.forEach((out, i) => expect(out.every((v) => Math.abs(v - (i + 1)) < 1e-3)).toBe(true));
     const sizes = await batchSizes('concurrent');
-    expect(sizes.sum).toBe(callers);
-    // Fewer inferences than requests: batches larger than one formed, none above max_batch_size.
-    expect(sizes.count).toBeLessThan(callers);
-    expect((sizes.le.get('1') ?? 0) < sizes.count).toBe(true);
-    expect(sizes.le.get('16')).toBe(sizes.count);
+    // The busy one alone; the 48 that queued behind it in three batches of max_batch_size.
+    expect(sizes.sum).toBe(1 + callers);
+    expect(sizes.count).toBe(4);
+    expect(sizes.le.get('1')).toBe(1);
+    expect(sizes.le.get('8')).toBe(1);
+    expect(sizes.le.get('16')).toBe(4);
   });
 });

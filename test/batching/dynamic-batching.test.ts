@@ -27,26 +27,8 @@ const f = useGrpcFixture(
   { backends: () => gate.backends() },
 );
 
-/**
- * Sends `blocker`, which finds `model` idle and so runs at once, alone, and holds it at the
- * model; then sends `queued`, and releases the blocker only once the server counts all of
- * them (and `others` the caller sends meanwhile) in the model's queue
- * (kserve_model_queue_depth). A full batch that forms meanwhile is handed to the model and
- * held too, so nothing is answered before everything has queued.
- */
-async function behindHeld<B, T>(model: string, blocker: () => Promise<B>, queued: () => Array<Promise<T>>, others = 0): Promise<{ first: B; rest: T[] }> {
-  gate.hold();
-  try {
-    const first = blocker();
-    await gate.untilHeld(1);
-    const rest = queued();
-    await untilQueueDepth(f.server.server, model, 1 + rest.length + others);
-    gate.release();
-    return { first: await first, rest: await Promise.all(rest) };
-  } finally {
-    gate.release();
-  }
-}
+const behindHeld = <B, T>(model: string, blocker: () => Promise<B>, queued: () => Array<Promise<T>>, others = 0) =>
+  gate.behindHeld(f.server.server, model, blocker, queued, others);
 
 /** Distinct, exactly representable values per caller. */
 const row = (k: number, n = 3): number[] => Array.from({ length: n }, (_, j) => k + j / 4);

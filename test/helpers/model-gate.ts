@@ -65,6 +65,33 @@ export class ModelGate {
     return this.#waiting;
   }
 
+  /**
+   * Sends `blocker`, which finds `model` idle and so runs at once, alone, and holds it at the
+   * model; then sends `queued`, and releases the blocker only once `server` counts all of
+   * them (and `others` the caller sends meanwhile) in the model's queue. With dynamic
+   * batching, a full batch that forms meanwhile is handed to the model and held too, so
+   * nothing is answered before everything has queued.
+   */
+  async behindHeld<B, T>(
+    server: ModelServer,
+    model: string,
+    blocker: () => Promise<B>,
+    queued: () => Array<Promise<T>>,
+    others = 0,
+  ): Promise<{ first: B; rest: T[] }> {
+    this.hold();
+    try {
+      const first = blocker();
+      await this.untilHeld(1);
+      const rest = queued();
+      await untilQueueDepth(server, model, 1 + rest.length + others);
+      this.release();
+      return { first: await first, rest: await Promise.all(rest) };
+    } finally {
+      this.release();
+    }
+  }
+
   /** Wraps an instance so that its infer (and explain) calls pass the gate first. */
   wrap(model: string, inner: ModelInstance): ModelInstance {
     const pass = async (inputs: readonly Tensor[], context: InferContext | undefined): Promise<void> => {
