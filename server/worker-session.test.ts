@@ -10,6 +10,13 @@ import { spawnWorker } from './worker-entry.js';
 import { WorkerSession, transferInput } from './worker-session.js';
 import type { TestJob, TestLoaded } from './worker-session.test-worker.js';
 
+/**
+ * Releases the worker's `hold` jobs: a cancel message for no job, which the worker loop takes
+ * as such, posted on the session's own port, so the worker reads it after every cancel the
+ * session posted before it.
+ */
+const RELEASE = { op: 'cancel', ids: [], release: true } as const;
+
 function start(workerData: object = {}) {
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
@@ -22,7 +29,7 @@ function start(workerData: object = {}) {
   });
   const failures: string[] = [];
   session.onFailure((e) => failures.push(e.message));
-  return { session, failures, logs: () => lines.map((l) => JSON.parse(l) as { msg: string; model?: string }) };
+  return { session, worker, failures, logs: () => lines.map((l) => JSON.parse(l) as { msg: string; model?: string }) };
 }
 
 const double = (...values: number[]): TestJob => ({ op: 'double', data: Float32Array.from(values) });
@@ -82,6 +89,29 @@ describe('WorkerSession', () => {
     expect(Array.from(await queued)).toEqual([10]);
     expect(failures).toEqual([]);
     await expect(session.run(double(1))).rejects.toThrow(/model worker is gone: test worker exited with code 0/);
+  });
+
+  it.each([
+    ['in the same turn as the running one', false],
+    ['in a later turn', true],
+  ])('a job queued behind a running one (%s) whose caller goes away never runs in the worker', async (_when, laterTurn) => {
+    const { session, worker } = start();
+    await session.ready(() => undefined);
+    const running = session.run({ op: 'hold' });
+    if (laterTurn) await new Promise((r) => setImmediate(r));
+    const signal = { aborted: false };
+    const queued = session.run(double(1), [], signal);
+    // Handed to the worker (this turn's jobs go in one message at the turn's end) before the caller goes.
+    await new Promise((r) => setImmediate(r));
+    signal.aborted = true;
+    await expect(queued).rejects.toMatchObject({ kind: 'Cancelled' });
+    worker.postMessage(RELEASE);
+    expect(Array.from(await running)).toEqual([0]);
+    // Doubling jobs run so far: none, the cancelled one was skipped.
+    expect(Array.from(await session.run({ op: 'count' }))).toEqual([0]);
+    expect(Array.from(await session.run(double(2)))).toEqual([4]);
+    expect(Array.from(await session.run({ op: 'count' }))).toEqual([1]);
+    await session.unload();
   });
 
   it('a failed load, or a report `accept` refuses, rejects `ready` and ends the worker', async () => {
