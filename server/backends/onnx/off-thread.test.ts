@@ -1,24 +1,47 @@
 /**
- * Inference runs off the main thread: while a long (~0.5 s or more) inference is in
- * progress, health probes and other requests still answer within milliseconds.
+ * Inference runs off the main thread: while a long inference is in progress, the event loop
+ * answers other requests (the metrics scrape that sees it in flight, health probes), and the
+ * inference's CPU time is spent on another thread, not the main one.
+ *
+ * Checked without a clock, by the server's own queue-depth gauge: a health probe whose
+ * answer is preceded and followed by a scrape (three round trips, one after the other, each
+ * answered on the main thread) that still counts the inference in flight. An inference on
+ * the main thread blocks it from the run's start to its end, leaving room for at most one
+ * round trip before the run begins. The inference is 275 GFLOP (on one intra-op thread, a
+ * second or more on any processor), against three loopback round trips. How fast the
+ * probes are answered meanwhile, and the main thread's share of the CPU time, are printed
+ * and recorded in benchmarks/RESULTS.md, not judged here.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryInferBody } from '../../../test/helpers/binary.js';
+import { metricValue } from '../../../test/helpers/http.js';
 import { type TestServer, makeRepository, startServer } from '../../../test/helpers/server.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
-async function slowRequest(url: string, rows: number): Promise<{ ms: number; status: number }> {
-  const x = new Float32Array(rows * 1024).fill(1);
+/** 8192 rows of slow_matmul: 16 chained [8192,1024]×[1024,1024] products, about 275 GFLOP. */
+const ROWS = 8192;
+
+function slowRequest(url: string): Promise<number> {
+  const x = new Float32Array(ROWS * 1024).fill(1);
   const { body, headerLength } = binaryInferBody([
-    { name: 'X', datatype: 'FP32', shape: [rows, 1024], bytes: new Uint8Array(x.buffer) },
+    { name: 'X', datatype: 'FP32', shape: [ROWS, 1024], bytes: new Uint8Array(x.buffer) },
   ], { parameters: { binary_data_output: true } });
-  const start = performance.now();
-  const res = await fetch(`${url}/v2/models/slow/infer`, {
+  return fetch(`${url}/v2/models/slow/infer`, {
     method: 'POST',
     headers: { 'inference-header-content-length': String(headerLength), 'content-type': 'application/octet-stream' },
     body,
-  });
-  await res.arrayBuffer();
-  return { ms: performance.now() - start, status: res.status };
+  }).then(async (res) => (await res.arrayBuffer(), res.status));
+}
+
+/** CPU time (µs) of this process's main thread, which runs the server's event loop here. */
+function mainThreadCpuMicros(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+}
+
+function processCpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 }
 
 describe('inference off the event loop', () => {
@@ -33,28 +56,34 @@ describe('inference off the event loop', () => {
     repo.cleanup();
   });
 
-  it('answers health probes in well under 100 ms while a long inference runs', async () => {
-    // Size the slow request from a measured warm-up so it lasts at least ~0.5 s here.
-    const warm = await slowRequest(t.url, 256);
-    expect(warm.status).toBe(200);
-    const rows = Math.min(8192, Math.max(256, Math.ceil((256 * 600) / Math.max(warm.ms, 1))));
-
-    const slow = slowRequest(t.url, rows);
-    // Let the request reach the worker before probing.
-    await new Promise((r) => setTimeout(r, 100));
+  it('answers health probes while a long inference runs', async () => {
+    const depth = async () => metricValue((await (await fetch(`${t.url}/metrics`)).text()), 'kserve_model_queue_depth', { model_name: 'slow' });
+    const main0 = mainThreadCpuMicros();
+    const all0 = processCpuMicros();
+    let finished = false;
+    const slow = slowRequest(t.url).finally(() => (finished = true));
+    await waitFor(async () => (await depth()) === 1 || finished, { intervalMs: 5, timeoutMs: 120_000, description: 'the inference to be in flight' });
     const probes: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    let during = 0;
+    while (!finished && probes.length < 20) {
       const start = performance.now();
       const res = await fetch(`${t.url}/v2/health/ready`);
       expect(res.status).toBe(200);
       await res.json();
       probes.push(performance.now() - start);
+      // Still in flight after the probe's answer: that probe was answered during the inference.
+      if ((await depth()) === 1) during++;
     }
-    const done = await slow;
-    expect(done.status).toBe(200);
-    // The probes ran while the inference was still busy, and each was fast.
-    expect(done.ms).toBeGreaterThan(probes.reduce((a, b) => a + b, 0) + 100);
-    const median = [...probes].sort((a, b) => a - b)[Math.floor(probes.length / 2)] as number;
-    expect(median).toBeLessThan(100);
-  });
+    expect(await slow).toBe(200);
+    const main = mainThreadCpuMicros() - main0;
+    const all = processCpuMicros() - all0;
+    const sorted = [...probes].sort((a, b) => a - b);
+    const ms = (v: number | undefined) => (v === undefined ? '–' : v.toFixed(1));
+    console.log(
+      `off-thread: ${probes.length} probes during the inference (${during} answered with it still in flight), ` +
+        `median ${ms(sorted[Math.floor(sorted.length / 2)])} ms, max ${ms(sorted[sorted.length - 1])} ms; ` +
+        `CPU: main thread ${(main / 1000).toFixed(0)} ms of ${(all / 1000).toFixed(0)} ms`,
+    );
+    expect(during).toBeGreaterThan(0);
+  }, 120_000);
 });
