@@ -1,11 +1,26 @@
 /** The `kserve-ts` command as users and Kubernetes run it: flags, exit codes, signals. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { binaryInferBody } from './helpers/binary.js';
 import { runCli, restPort } from './helpers/process.js';
 import { IRIS_DIR, ROOT, makeRepository } from './helpers/server.js';
+import { waitFor } from './helpers/wait-for.js';
+
+/** Whether a new connection to `port` on loopback is refused (no listener). */
+function connectRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+}
 
 const LOOPBACK = ['--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'];
 
@@ -72,26 +87,44 @@ describe('kserve-ts CLI', () => {
     expect(p.output()).toContain(message);
   });
 
-  it('drains an in-flight inference on SIGTERM before exiting 0', async () => {
+  it('drains a request in flight on SIGTERM: it is answered after the listener closed, then exit 0', async () => {
     const repo = makeRepository({ slow: 'slow_matmul' });
     cleanups.push(repo.cleanup);
-    const p = runCli(['serve', '--model_repository', repo.dir, '--enable_grpc', 'false', '--intra_op_threads', '1', ...LOOPBACK]);
+    // No shutdown delay: SIGTERM closes the listener at once, so the request can only be drained.
+    const p = runCli(['serve', '--model_repository', repo.dir, '--enable_grpc', 'false', '--intra_op_threads', '1', '--shutdown_delay_seconds', '0', ...LOOPBACK]);
     const port = await restPort(p);
     await p.waitForLog((l) => l['msg'] === 'server started');
-    const rows = 2048;
+    const rows = 256;
     const { body, headerLength } = binaryInferBody([
       { name: 'X', datatype: 'FP32', shape: [rows, 1024], bytes: new Uint8Array(new Float32Array(rows * 1024).fill(1).buffer) },
     ]);
-    const inflight = fetch(`http://127.0.0.1:${port}/v2/models/slow/infer`, {
+    // In flight from the server's side: it has taken the request (100 Continue) and waits for the body.
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: '/v2/models/slow/infer',
       method: 'POST',
-      headers: { 'inference-header-content-length': String(headerLength) },
-      body,
+      agent: false,
+      headers: { expect: '100-continue', 'content-length': body.byteLength, 'inference-header-content-length': String(headerLength) },
     });
-    await new Promise((r) => setTimeout(r, 150));
+    const continued = new Promise((r) => req.once('continue', r));
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.once('response', (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+    });
+    req.flushHeaders();
+    await continued;
     p.child.kill('SIGTERM');
-    const res = await inflight;
-    expect(res.status).toBe(200);
-    const out = (await res.json()) as { outputs: Array<{ name: string; shape: number[]; data: number[] }> };
+    // The listener is closed: new connections are refused, while this request is still open.
+    await waitFor(() => connectRefused(port), { intervalMs: 20, description: 'the listener to close' });
+    req.end(body);
+    const res = await answered;
+    expect(res.status, res.text).toBe(200);
+    const out = JSON.parse(res.text) as { outputs: Array<{ name: string; shape: number[]; data: number[] }> };
     expect(out.outputs[0]?.shape).toEqual([rows, 1024]);
     // All-ones input stays all ones through the averaging matmuls.
     expect(out.outputs[0]?.data.slice(0, 3).map((v) => Math.round(v * 1000) / 1000)).toEqual([1, 1, 1]);
