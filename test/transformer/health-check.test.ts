@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get } from '../helpers/http.js';
 import { ROOT, type TestServer, startServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const MODULE = path.join(ROOT, 'examples/transformer/iris-transformer.ts');
 
@@ -32,15 +33,12 @@ afterAll(async () => {
   await new Promise((r) => predictor.close(r));
 });
 
-/** Polls `url` until it answers `status` (bounded: 100 tries, 50 ms apart). */
+/**
+ * Polls `url` until it answers `status`. The transformer probes its predictor once a second
+ * (HEALTH_POLL_MS); the bound is far above that and only fails as a timeout.
+ */
 async function until(url: string, status: number): Promise<number> {
-  let last = 0;
-  for (let i = 0; i < 100; i++) {
-    last = (await get(url)).status;
-    if (last === status) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return last;
+  return waitFor(async () => (await get(url)).status, { until: (s) => s === status, intervalMs: 50, description: `${url} to answer ${status}` });
 }
 
 describe('with --enable_predictor_health_check', () => {
