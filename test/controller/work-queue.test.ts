@@ -1,7 +1,21 @@
+/** The controller's work queue, with handlers the test holds and releases: no timing decides an outcome. */
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from '../../controller/work-queue.js';
 
-const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+/** Lets queued promise callbacks and immediates run. */
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** Handler calls that wait until the test releases them, in arrival order. */
+function heldCalls() {
+  const waiting: Array<{ key: string; release(): void }> = [];
+  return {
+    waiting,
+    handler: (key: string) => new Promise<void>((release) => waiting.push({ key, release })),
+    releaseAll: () => {
+      for (const w of waiting.splice(0)) w.release();
+    },
+  };
+}
 
 describe('WorkQueue', () => {
   it('queues a key once however often it is added', async () => {
@@ -17,45 +31,37 @@ describe('WorkQueue', () => {
   });
 
   it('never runs one key twice at once; an add during processing runs it again after', async () => {
-    let running = 0;
-    let maxRunning = 0;
-    let runs = 0;
-    const q = new WorkQueue(
-      async () => {
-        running++;
-        maxRunning = Math.max(maxRunning, running);
-        runs++;
-        await tick(20);
-        running--;
-      },
-      { concurrency: 4, baseDelayMs: 1, maxDelayMs: 10 },
-    );
+    const calls = heldCalls();
+    const q = new WorkQueue(calls.handler, { concurrency: 4, baseDelayMs: 1, maxDelayMs: 10 });
     q.start();
     q.add('k');
-    await tick(5);
+    expect(calls.waiting.map((w) => w.key)).toEqual(['k']);
+    // Added twice while it runs: not run beside it, however many slots are free.
     q.add('k');
     q.add('k');
+    await tick();
+    expect(calls.waiting.map((w) => w.key)).toEqual(['k']);
+    calls.releaseAll();
+    await tick();
+    // Once, again, after the first run.
+    expect(calls.waiting.map((w) => w.key)).toEqual(['k']);
+    calls.releaseAll();
     await q.idle();
-    expect(maxRunning).toBe(1);
-    expect(runs).toBe(2);
+    expect(calls.waiting).toEqual([]);
   });
 
   it('runs different keys concurrently up to the limit', async () => {
-    let running = 0;
-    let maxRunning = 0;
-    const q = new WorkQueue(
-      async () => {
-        running++;
-        maxRunning = Math.max(maxRunning, running);
-        await tick(10);
-        running--;
-      },
-      { concurrency: 2, baseDelayMs: 1, maxDelayMs: 10 },
-    );
+    const calls = heldCalls();
+    const q = new WorkQueue(calls.handler, { concurrency: 2, baseDelayMs: 1, maxDelayMs: 10 });
     q.start();
     for (const k of ['a', 'b', 'c', 'd']) q.add(k);
+    await tick();
+    expect(calls.waiting.map((w) => w.key)).toEqual(['a', 'b']);
+    calls.releaseAll();
+    await tick();
+    expect(calls.waiting.map((w) => w.key)).toEqual(['c', 'd']);
+    calls.releaseAll();
     await q.idle();
-    expect(maxRunning).toBe(2);
   });
 
   it('retries failures with growing delays, then forgets the key once it succeeds', async () => {
@@ -97,22 +103,22 @@ describe('WorkQueue', () => {
   });
 
   it('stop() waits for in-flight work and drops the rest', async () => {
-    const done: string[] = [];
-    const q = new WorkQueue(
-      async (k) => {
-        await tick(20);
-        done.push(k);
-      },
-      { concurrency: 1, baseDelayMs: 1, maxDelayMs: 10 },
-    );
+    const calls = heldCalls();
+    const q = new WorkQueue(calls.handler, { concurrency: 1, baseDelayMs: 1, maxDelayMs: 10 });
     q.start();
     q.add('a');
     q.add('b');
-    await tick(5);
-    await q.stop();
-    expect(done).toEqual(['a']);
+    let stopped = false;
+    const stopping = q.stop().then(() => (stopped = true));
+    await tick();
+    // 'a' is still running: stop waits for it.
+    expect(stopped).toBe(false);
+    expect(calls.waiting.map((w) => w.key)).toEqual(['a']);
+    calls.releaseAll();
+    await stopping;
+    // 'b' was dropped; a key added after stop never runs.
     q.add('c');
-    await tick(30);
-    expect(done).toEqual(['a']);
+    await tick();
+    expect(calls.waiting).toEqual([]);
   });
 });
