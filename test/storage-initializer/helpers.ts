@@ -184,8 +184,8 @@ export interface ProxyOptions {
   cutFirst?: { count: number; afterBytes: number };
   /** Replace these bytes in responses (same length: lengths stay valid). */
   corrupt?: { from: string; to: string };
-  /** Limit each response stream to about this many bytes per second. */
-  bytesPerSecond?: number;
+  /** Forward only this many bytes of each response, then hold the rest for good: a download through it never finishes. */
+  holdAfterBytes?: number;
 }
 
 export interface Proxy extends Running {
@@ -230,12 +230,15 @@ export async function startProxy(targetPort: number, opts: ProxyOptions = {}): P
         upstream.destroy();
         return;
       }
+      if (opts.holdAfterBytes !== undefined && sent + chunk.length > opts.holdAfterBytes) {
+        client.write(chunk.subarray(0, Math.max(0, opts.holdAfterBytes - sent)));
+        sent = opts.holdAfterBytes;
+        upstream.pause();
+        return;
+      }
       sent += chunk.length;
       const ok = client.write(chunk);
-      if (opts.bytesPerSecond) {
-        upstream.pause();
-        setTimeout(() => upstream.resume(), (1000 * chunk.length) / opts.bytesPerSecond);
-      } else if (!ok) {
+      if (!ok) {
         upstream.pause();
         client.once('drain', () => upstream.resume());
       }

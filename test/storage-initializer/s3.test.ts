@@ -233,7 +233,8 @@ describe('storage-initializer s3://', () => {
   });
 
   it('leaves no partial model when killed with SIGKILL, and a rerun completes', async () => {
-    const slow = await startProxy(moto.port, { bytesPerSecond: 4 * 1024 * 1024 });
+    // Every part stops half way: the download is in progress, and cannot finish, when the kill lands.
+    const slow = await startProxy(moto.port, { holdAfterBytes: 2 * 1024 * 1024 });
     stops.push(slow.stop);
     const d = dest();
     let killed = false;
