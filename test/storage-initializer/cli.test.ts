@@ -123,17 +123,23 @@ describe('storage-initializer command', () => {
   });
 
   it('streams a 2 GiB sparse object with bounded memory', async () => {
+    const size = 2 * 1024 ** 3;
     const src = path.join(tmp(), 'big.bin');
     const fd = openSync(src, 'w');
-    ftruncateSync(fd, 2 * 1024 ** 3);
+    ftruncateSync(fd, size);
     closeSync(fd);
     const dest = path.join(tmp(), 'models');
-    const r = await runSi([src, dest], { STORAGE_PROGRESS_INTERVAL: '1' });
+    // A fixed number of parallel parts: `auto` sets it from the CPU count and the rates it
+    // measures, and each part in flight holds its own buffers.
+    const r = await runSi(['--concurrency', '4', src, dest], { STORAGE_PROGRESS_INTERVAL: '1' });
     expect(r.code, r.out).toBe(0);
-    expect(statSync(path.join(dest, 'big.bin')).size).toBe(2 * 1024 ** 3);
+    expect(statSync(path.join(dest, 'big.bin')).size).toBe(size);
     const rss = /peak RSS ([\d.]+) MiB/.exec(r.out);
     expect(rss, r.out).not.toBeNull();
-    expect(Number(rss![1])).toBeLessThan(300);
+    // Streamed, the peak is the process's own (about 100 MiB measured, benchmarks/RESULTS.md),
+    // whatever the object's size; holding the object would need all 2 GiB. The bound sits
+    // between the two, far from both.
+    expect(Number(rss![1]) * 1024 ** 2).toBeLessThan(size / 4);
   }, 120_000);
 });
 
