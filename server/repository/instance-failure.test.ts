@@ -67,7 +67,8 @@ describe('model instance failure', () => {
     expect(() => repo.acquire('m')).toThrow(/is not ready\. model instance failed: onnx worker exited/);
     expect(repo.serverReady()).toBe(false);
 
-    await expect.poll(() => repo.state('m')?.state).toBe('READY');
+    // Bounded, failing only as a timeout (expect.poll's own default is 1 s).
+    await expect.poll(() => repo.state('m')?.state, { timeout: 30_000 }).toBe('READY');
     expect(instances).toHaveLength(2);
     const lease = repo.acquire('m');
     const out = await lease.served.instance.infer([], ['y']);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, json, post } from '../helpers/http.js';
 import { type CliProcess, restPort, runCli } from '../helpers/process.js';
 import { IRIS_DIR } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const LOOPBACK = ['--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'];
 const MM = [
@@ -107,6 +108,8 @@ describe('a slow predictor', () => {
     const headers = { 'x-request-id': 'cli-req-7', 'x-b3-traceid': '80f198ee56343ba864fe8b2a57d3eff7', authorization: 'Bearer t0k', cookie: 'session=1', 'x-custom': 'no' };
     const r = await post(`${url}/v2/models/iris/infer`, { inputs: [{ name: 'measurements_mm', shape: [1, 4], datatype: 'FP32', data: MM[0] }] }, headers);
     expectError(r, 504, /^Predictor http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s/);
+    // Sent before the timeout; on a loaded machine this process may read it only now.
+    await waitFor(() => seen.length >= 1, { intervalMs: 10, description: 'the forwarded request at the predictor' });
     expect(seen).toHaveLength(1);
     const got = seen[0] as IncomingMessage;
     expect(got.url).toBe('/v2/models/iris/infer');
@@ -125,9 +128,8 @@ describe('a slow predictor', () => {
       body: JSON.stringify({ inputs: [{ name: 'measurements_mm', shape: [1, 4], datatype: 'FP32', data: MM[0] }] }),
       signal: controller.signal,
     }).catch((e: unknown) => e);
-    for (let i = 0; i < 100 && seen.length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => seen.length > before, { intervalMs: 10, description: 'the forwarded request at the predictor' });
     const forwarded = seen[before] as IncomingMessage;
-    expect(forwarded).toBeDefined();
     const closed = new Promise<void>((r) => forwarded.socket.once('close', () => r()));
     controller.abort();
     await pending;

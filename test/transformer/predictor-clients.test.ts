@@ -206,7 +206,9 @@ describe('failures', () => {
       expect(err.kind).toBe('PredictorTimeout');
       expect(err.httpStatus).toBe(504);
       expect(err.grpcCode).toBe(4);
-      // A timed-out request may have run: never sent again.
+      // A timed-out request may have run: never sent again. (It was sent before the timeout;
+      // on a loaded machine the recorder, in this process, may read it only now.)
+      await expect.poll(() => rec.requests.length, { timeout: 30_000 }).toBeGreaterThan(0);
       expect(rec.requests).toHaveLength(1);
     } finally {
       await rec.close();
@@ -295,6 +297,7 @@ describe('failures', () => {
       const err = await rejection(client({ host: `127.0.0.1:${p.port}`, protocol: 'grpc-v2', requestTimeoutSeconds: 1, retries: 2 }).infer(forward()));
       expect(err.kind).toBe('PredictorTimeout');
       expect(err.grpcCode).toBe(4);
+      await expect.poll(() => calls, { timeout: 30_000 }).toBeGreaterThan(0);
       expect(calls).toBe(1);
     } finally {
       p.close();
