@@ -2,7 +2,10 @@
  * The suite's handling of an anchor that fails mid-run (anchor-retry.ts): a real stand-in
  * server process (fixtures/stand-in-anchor.ts) that dies or stops answering after a number of
  * requests, started through the suite's own launcher, loaded by the suite's own load
- * generator (autocannon, runLoad). Each load is 1 s at 2 connections; nothing is timed.
+ * generator (autocannon, runLoad). Each load is 1 s at 2 connections; nothing is timed. A
+ * stand-in that fails does so at its second request (`answers: 1`): the two connections send
+ * one each at once, so it fails within its first window however few requests a loaded machine
+ * sends in a second.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +60,7 @@ async function rows(anchor: RestartingServer, n: number): Promise<{ outcomes: An
 // Each case starts up to three node processes and runs up to four 1 s loads: room for a slow CI machine.
 describe('an anchor row that fails', { timeout: 120_000 }, () => {
   it('is measured again on a restarted anchor when the anchor dies mid-row', async () => {
-    const anchor = new RestartingServer(standIn({ failingLives: 1, answers: 20, fail: 'exit' }));
+    const anchor = new RestartingServer(standIn({ failingLives: 1, answers: 1, fail: 'exit' }));
     const { outcomes, prepared } = await rows(anchor, 2);
     expect(outcomes.map((o) => 'measure' in o)).toEqual([true, true]);
     expect((outcomes[0] as { measure: Measure }).measure.rps).toBeGreaterThan(0);
@@ -85,7 +88,7 @@ describe('an anchor row that fails', { timeout: 120_000 }, () => {
   });
 
   it('becomes the anchor failure, with its error, when the retry fails too; the next row gets a fresh anchor', async () => {
-    const anchor = new RestartingServer(standIn({ failingLives: 2, answers: 5, fail: 'exit' }));
+    const anchor = new RestartingServer(standIn({ failingLives: 2, answers: 1, fail: 'exit' }));
     const { outcomes } = await rows(anchor, 2);
     expect(outcomes[0]).toEqual({ failure: expect.stringMatching(/stand-in anchor (exited \(3\) during the row|failed \d+ requests)/) });
     // Lives 1 and 2 failed row 0; life 3 serves row 1.
