@@ -99,41 +99,23 @@ export class ModelGate {
       const rows = inputs[0]?.shape[0];
       await new Promise<void>((release) => this.#waiting.push({ model, rows, context, release }));
     };
-    const gated: ModelInstance = {
-      get platform() {
-        return inner.platform;
-      },
-      get executionProvider() {
-        return inner.executionProvider;
-      },
-      get inputs() {
-        return inner.inputs;
-      },
-      get outputs() {
-        return inner.outputs;
-      },
-      get signatures() {
-        return inner.signatures;
-      },
-      get validatesOwnInputs() {
-        return inner.validatesOwnInputs;
-      },
-      async infer(inputs, outputNames, signature, context) {
-        await pass(inputs, context);
-        return inner.infer(inputs, outputNames, signature, context);
-      },
-      unload: () => inner.unload(),
-      onFailure: (listener) => inner.onFailure(listener),
+    const infer: ModelInstance['infer'] = async (inputs, outputNames, signature, context) => {
+      await pass(inputs, context);
+      return inner.infer(inputs, outputNames, signature, context);
     };
-    if (inner.explain !== undefined) {
-      const explain = inner.explain.bind(inner);
-      gated.explain = async (inputs, context) => {
-        await pass(inputs, context);
-        return explain(inputs, context);
-      };
-    }
-    if (inner.healthy !== undefined) gated.healthy = inner.healthy.bind(inner);
-    return gated;
+    const explain: ModelInstance['explain'] = async (inputs, context) => {
+      await pass(inputs, context);
+      return (inner.explain as NonNullable<ModelInstance['explain']>).call(inner, inputs, context);
+    };
+    // Everything else is the instance's own (read on it, so its private fields stay its own).
+    return new Proxy(inner, {
+      get(target, key) {
+        if (key === 'infer') return infer;
+        if (key === 'explain' && target.explain !== undefined) return explain;
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   }
 
   /** The default backends, each loading its models through this gate. */
