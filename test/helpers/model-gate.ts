@@ -12,7 +12,6 @@
 import type { Backend, InferContext, ModelInstance } from '../../server/backend.js';
 import { BackendRegistry } from '../../server/backend-registry.js';
 import { defaultBackends } from '../../server/server.js';
-import type { Tensor } from '../../protocols/tensor.js';
 import type { ModelServer } from '../../server/server.js';
 import { metricValue } from './http.js';
 import { waitFor } from './wait-for.js';
@@ -34,8 +33,7 @@ export async function untilQueueDepth(server: ModelServer, model: string, n: num
 /** One call waiting at the gate. */
 export interface HeldCall {
   readonly model: string;
-  /** Rows of the call's first input (dim 0), as the instance got them: a batch's rows for a batched model. */
-  readonly rows: number | undefined;
+  /** The request's context as the instance got it (its `signal` tells whether the client is gone). */
   readonly context: InferContext | undefined;
 }
 
@@ -94,17 +92,16 @@ export class ModelGate {
 
   /** Wraps an instance so that its infer (and explain) calls pass the gate first. */
   wrap(model: string, inner: ModelInstance): ModelInstance {
-    const pass = async (inputs: readonly Tensor[], context: InferContext | undefined): Promise<void> => {
+    const pass = async (context: InferContext | undefined): Promise<void> => {
       if (!this.#holding) return;
-      const rows = inputs[0]?.shape[0];
-      await new Promise<void>((release) => this.#waiting.push({ model, rows, context, release }));
+      await new Promise<void>((release) => this.#waiting.push({ model, context, release }));
     };
     const infer: ModelInstance['infer'] = async (inputs, outputNames, signature, context) => {
-      await pass(inputs, context);
+      await pass(context);
       return inner.infer(inputs, outputNames, signature, context);
     };
     const explain: ModelInstance['explain'] = async (inputs, context) => {
-      await pass(inputs, context);
+      await pass(context);
       return (inner.explain as NonNullable<ModelInstance['explain']>).call(inner, inputs, context);
     };
     // Everything else is the instance's own (read on it, so its private fields stay its own).
