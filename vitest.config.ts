@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['protocols/**/*.test.ts', 'server/**/*.test.ts', 'bin/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['protocols/**/*.test.ts', 'server/**/*.test.ts', 'router/**/*.test.ts', 'bin/**/*.test.ts', 'test/**/*.test.ts'],
     // Container and real-node suites need a Docker engine, built images and a node that
     // .ci/run provides (npm run test:images, npm run test:cluster); `npm test` is what a
     // newcomer runs with nothing but Node and Go.
