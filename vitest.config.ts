@@ -6,7 +6,7 @@ export default defineConfig({
     // Container and real-node suites need a Docker engine, built images and a node that
     // .ci/run provides (npm run test:images, npm run test:cluster); `npm test` is what a
     // newcomer runs with nothing but Node and Go.
-    exclude: ['**/node_modules/**', 'test/images/**', 'test/cluster/**', 'test/package/**'],
+    exclude: ['**/node_modules/**', 'test/images/**', 'test/cluster/**', 'test/package/**', 'test/router-differential/**'],
     // Model sessions run in worker threads and servers bind loopback ports: keep files in
     // separate processes. The timeouts only catch a hung test, never decide a result: the
     // differential tests (millions of generated inputs) take ~10 s on a quiet 2-core machine

@@ -17,6 +17,7 @@ Commands:
   serve                 serve models over V1/V2 REST and V2 gRPC (kserve-ts serve --help)
   storage-initializer   download models: <src_uri> <dest_path> [...] (kserve-ts storage-initializer --help)
   controller            InferenceService controller and admission webhooks (kserve-ts controller --help)
+  router                InferenceGraph router: --graph-json JSON (kserve-ts router --help)
 
 Flags given without a command run 'serve'.`;
 
@@ -35,6 +36,10 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'controller') {
     const { runController } = await import('../controller/main.js');
     return runController(rest, process.env);
+  }
+  if (first === 'router') {
+    const { runRouter } = await import('../router/main.js');
+    return runRouter(rest, process.env);
   }
   if (first.startsWith('--')) return serve(argv, process.env);
   process.stderr.write(`kserve-ts: unknown command '${first}'\n${USAGE}\n`);

@@ -6,7 +6,9 @@
 # - gjson: a tiny CLI over github.com/tidwall/gjson at $GJSON_VERSION. It reads one JSON
 #   object per line on stdin, {"json": "<document>", "path": "<gjson path>"}, and writes one
 #   line per query: {"valid": gjson.Valid(json), "exists": r.Exists(), "raw": r.Raw,
-#   "type": r.Type.String(), "index": r.Index} (router/gjson/ is checked against it).
+#   "type": r.Type.String(), "index": r.Index, "mapError": <json.Unmarshal of the document
+#   into map[string]interface{}: its error>, "mapJson": <json.Marshal of that map>}
+#   (router/gjson/ and router/go-json.ts are checked against it).
 # - kserve-router: KServe's own cmd/router (the InferenceGraph router) at $KSERVE_VERSION,
 #   built as the main module from its module zip, so its go.mod's replace directives and
 #   go.sum apply exactly as in KServe's own build (a dependency's replaces would be
@@ -27,7 +29,7 @@ set -euo pipefail
 KSERVE_VERSION=v0.20.0
 GJSON_VERSION=v1.20.4
 # Bumped when the gjson CLI below changes, so an older build is never taken as current.
-CLI_REVISION=1
+CLI_REVISION=2
 
 target="${1:-}"
 log() { echo "[graph-oracles] $*" >&2; }
@@ -77,11 +79,13 @@ type query struct {
 }
 
 type answer struct {
-	Valid  bool   `json:"valid"`
-	Exists bool   `json:"exists"`
-	Raw    string `json:"raw"`
-	Type   string `json:"type"`
-	Index  int    `json:"index"`
+	Valid    bool   `json:"valid"`
+	Exists   bool   `json:"exists"`
+	Raw      string `json:"raw"`
+	Type     string `json:"type"`
+	Index    int    `json:"index"`
+	MapError string `json:"mapError"`
+	MapJSON  string `json:"mapJson"`
 }
 
 func main() {
@@ -96,7 +100,16 @@ func main() {
 			os.Exit(2)
 		}
 		r := gjson.Get(q.JSON, q.Path)
-		_ = enc.Encode(answer{Valid: gjson.Valid(q.JSON), Exists: r.Exists(), Raw: r.Raw, Type: r.Type.String(), Index: r.Index})
+		a := answer{Valid: gjson.Valid(q.JSON), Exists: r.Exists(), Raw: r.Raw, Type: r.Type.String(), Index: r.Index}
+		// What KServe's router does with an ensemble step's answer.
+		var m map[string]interface{}
+		if err := json.Unmarshal([]byte(q.JSON), &m); err != nil {
+			a.MapError = err.Error()
+		} else {
+			out, _ := json.Marshal(m)
+			a.MapJSON = string(out)
+		}
+		_ = enc.Encode(a)
 		out.Flush()
 	}
 }

@@ -129,7 +129,7 @@ function generated(): { json: string; path: string }[] {
   return out;
 }
 
-function oursFor(json: string, path: string): GjsonAnswer {
+function oursFor(json: string, path: string): Omit<GjsonAnswer, 'mapError' | 'mapJson'> {
   const doc = toBytes(json);
   const r = get(doc, toBytes(path));
   return { valid: valid(doc), exists: r.exists(), raw: fromBytes(r.raw), type: TYPE_NAMES[r.type] };

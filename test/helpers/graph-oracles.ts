@@ -21,9 +21,13 @@ export interface GjsonAnswer {
   readonly exists: boolean;
   readonly raw: string;
   readonly type: string;
+  /** encoding/json: Unmarshal of the document into map[string]interface{}: its error ('' when none). */
+  readonly mapError: string;
+  /** ... and Marshal of that map ('' after an error). */
+  readonly mapJson: string;
 }
 
-/** Asks gjson itself: one CLI process for the whole batch, answers in order. */
+/** Asks gjson (and Go's encoding/json) itself: one CLI process for the whole batch, answers in order. */
 export async function askGjson(queries: readonly GjsonQuery[]): Promise<GjsonAnswer[]> {
   const cli = await ensureGjsonCli();
   return new Promise((resolve, reject) => {

@@ -15,15 +15,27 @@ const REQUEST_NONE = '{"route":"z","instances":[[1,2,3,4]]}';
 /** Switch steps: the first condition that exists in the request picks the step. */
 export const SWITCH_A = '[@this].#(route=="a")';
 export const SWITCH_B = '[@this].#(route=="b")';
-/** Sequence step conditions, evaluated on the previous step's answer. */
-export const HAS_POSITIVE_PREDICTION = 'predictions.#(>0)';
-export const HAS_LABEL_OUTPUT = 'outputs.#(name=="label")';
+/** Sequence step conditions, evaluated on the previous step's answer ([[2.0,4.0]] in the tests). */
+export const HAS_MID_PREDICTION = 'predictions.0.#(>3)';
+export const HAS_LARGE_PREDICTION = 'predictions.0.#(>100)';
+/** gRPC Switch steps: read on the V2 JSON form of the request. */
+export const GRPC_ROUTE_A = '[@this].#(parameters.route=="a")';
+export const GRPC_ROUTE_B = '[@this].#(parameters.route=="b")';
+/** Binary-extension Switch: read on the JSON header. */
+export const HAS_INPUT_X = 'inputs.#(name=="x")';
 
 export const CONDITION_CASES: readonly ConditionCase[] = [
   ...[REQUEST_A, REQUEST_B, REQUEST_NONE, '{}', '[]', 'not json'].flatMap((body) => [
     { condition: SWITCH_A, body },
     { condition: SWITCH_B, body },
   ]),
-  ...['{"predictions":[0,1]}', '{"predictions":[0,0]}', '{"predictions":[]}', '{"error":"x"}'].map((body) => ({ condition: HAS_POSITIVE_PREDICTION, body })),
-  ...['{"outputs":[{"name":"label","data":[1]}]}', '{"outputs":[{"name":"probabilities"}]}'].map((body) => ({ condition: HAS_LABEL_OUTPUT, body })),
+  ...['{"predictions":[[2.0,4.0]]}', '{"predictions":[]}', '{"error":"x"}'].flatMap((body) => [
+    { condition: HAS_MID_PREDICTION, body },
+    { condition: HAS_LARGE_PREDICTION, body },
+  ]),
+  ...['{"model_name":"m","id":null,"parameters":{"route":"a"},"inputs":[],"outputs":[]}', '{"model_name":"m","id":null,"parameters":null,"inputs":[],"outputs":[]}'].flatMap((body) => [
+    { condition: GRPC_ROUTE_A, body },
+    { condition: GRPC_ROUTE_B, body },
+  ]),
+  ...['{"inputs":[{"name":"x","shape":[1,2],"datatype":"FP32","parameters":{"binary_data_size":8}}]}', '{"inputs":[]}'].map((body) => ({ condition: HAS_INPUT_X, body })),
 ];

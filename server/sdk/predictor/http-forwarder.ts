@@ -25,6 +25,17 @@ export interface HttpAnswer {
   readonly body: Buffer;
 }
 
+/**
+ * One exchange as the graph router needs it (it passes a step's answer on whatever its
+ * status): an answer, or why none came. `headersArrived` tells a timeout while waiting
+ * for the answer from one while reading its body.
+ */
+export type Exchange =
+  | { readonly kind: 'answer'; readonly answer: HttpAnswer }
+  | { readonly kind: 'timeout'; readonly headersArrived: boolean }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
@@ -79,9 +90,28 @@ export class HttpForwarder {
     }
   }
 
-  async #once(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal): Promise<HttpAnswer> {
+  /**
+   * One attempt, no retry, any status back; `timeoutSeconds` bounds the whole exchange
+   * (the config's when absent). Never rejects.
+   */
+  async exchange(path: string, headers: Record<string, string>, body: Buffer, signal: ClientSignal | undefined, timeoutSeconds = this.#config.requestTimeoutSeconds): Promise<Exchange> {
+    const control = new AttemptControl(timeoutSeconds * 1000, signal);
+    const phase = { headersArrived: false };
+    try {
+      return { kind: 'answer', answer: await this.#once('POST', path, headers, body, control.signal, phase) };
+    } catch (error) {
+      if (control.why === 'timeout') return { kind: 'timeout', headersArrived: phase.headersArrived };
+      if (control.why === 'cancelled') return { kind: 'cancelled' };
+      return { kind: 'failed', error };
+    } finally {
+      control.dispose();
+    }
+  }
+
+  async #once(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, phase?: { headersArrived: boolean }): Promise<HttpAnswer> {
     // The attempt's own timer bounds the whole exchange; undici's per-phase timers are off.
     const res = await this.#pool.request({ method, path, headers, body, signal, headersTimeout: 0, bodyTimeout: 0 });
+    if (phase !== undefined) phase.headersArrived = true;
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
       res.body.destroy();
