@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the kserve-ts images without any container registry:
 #   kserve-ts-server:<version>, kserve-ts-storage-initializer:<version>, kserve-ts-controller:<version>,
+#   kserve-ts-router:<version> (the InferenceGraph router; KServe's router image contract),
 #   and kserve-ts-server-tensorflow:<version> (the server plus native TensorFlow for SavedModels,
 #   with the libtensorflow binding scripts/build-tfjs-node.sh builds from the tensorflow-cpu wheel)
 #   and kserve-ts-server-cuda:<version> (the server plus onnxruntime's CUDA execution provider and
@@ -42,10 +43,10 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 
 log() { echo "[build-images] $*" >&2; }
 
-ALL_TARGETS=(server storage-initializer controller server-tensorflow server-cuda model-iris custom-model transformer)
+ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
-DOCKERFILE_TARGETS=(server storage-initializer controller server-tensorflow)
-DEFAULT_TARGETS=(server storage-initializer controller server-tensorflow model-iris custom-model transformer)
+DOCKERFILE_TARGETS=(server storage-initializer controller router server-tensorflow)
+DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
 [[ "${wanted[*]}" != all ]] || wanted=("${ALL_TARGETS[@]}")
@@ -104,7 +105,7 @@ if [[ -z "$BASE" ]]; then
   make_base
   BASE="$base_tag"
 fi
-[[ -f dist/bin/kserve-ts.js && -f dist/bin/controller.js ]] || { log "building the TypeScript"; npm run build >&2; }
+[[ -f dist/bin/kserve-ts.js && -f dist/bin/controller.js && -f dist/bin/router.js ]] || { log "building the TypeScript"; npm run build >&2; }
 source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.repository.url || p.repository)) || "https://github.com/kserve-ts/kserve-ts"')"
 
 # build IMAGE CONTEXT [docker build args...]
@@ -141,9 +142,9 @@ context="$(mktemp -d)"
 cleanup=("$context")
 trap 'rm -rf "${cleanup[@]}"' EXIT
 cp images/Dockerfile "$context/Dockerfile"
-if want server || want storage-initializer || want controller; then
+if want server || want storage-initializer || want controller || want router; then
   modules="$(prod_modules)"
-  for t in server storage-initializer controller; do
+  for t in server storage-initializer controller router; do
     if want "$t"; then node scripts/image-stage.mjs "$t" "$modules" "$context/$t"; fi
   done
 fi

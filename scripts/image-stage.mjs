@@ -2,7 +2,7 @@
 // Stages one image's build context from the host's compiled dist/ and a production
 // node_modules installed from package-lock.json (scripts/build-images.sh makes both):
 //
-//   node scripts/image-stage.mjs <server|storage-initializer|controller> <prod-node_modules> <out-dir>
+//   node scripts/image-stage.mjs <server|storage-initializer|controller|router> <prod-node_modules> <out-dir>
 //
 // What goes in is derived, not listed: the compiled files reachable from the image's entry
 // point (static imports and literal dynamic imports), and the npm packages those files import,
@@ -23,6 +23,7 @@ const ENTRIES = {
   'server-tensorflow': ['dist/bin/kserve-ts.js', 'dist/server/sdk/index.js'],
   'storage-initializer': ['dist/bin/storage-initializer.js'],
   controller: ['dist/bin/controller.js'],
+  router: ['dist/bin/router.js'],
 };
 // The server image serves; its `kserve-ts storage-initializer|controller` subcommands are
 // the other images' job, so their dynamic imports are not followed.

@@ -7,7 +7,7 @@
  * Documents and paths are byte strings (go-bytes.ts). Checked against gjson itself in
  * router/gjson/gjson.test.ts.
  */
-import { GType, Result, parse, parseAny, parseLiteral, parseNumber, parseSquash, parseString, squash, unescape } from './result.js';
+import { GType, Result, closingQuote, isNumberLead, parse, parseAny, parseSquash, squash, unescape } from './result.js';
 import { asciiLower, decodeRune, parseGoBool, parseGoFloat, RUNE_ERROR } from './go-bytes.js';
 import { matchLimit } from './match.js';
 import { valid } from './valid.js';
@@ -190,27 +190,25 @@ interface ObjectPath {
   more: boolean;
 }
 
+/** Ends the first component (`part`) at the separator path[i], '.' or '|'. */
+function splitAt(r: ObjectPath, part: string, path: string, i: number): ObjectPath {
+  r.part = part;
+  const rest = path.slice(i + 1);
+  if (path[i] === '|' || (i < path.length - 1 && isDotPiperChar(rest))) {
+    r.pipe = rest;
+    r.piped = true;
+  } else {
+    r.path = rest;
+    r.more = true;
+  }
+  return r;
+}
+
 function parseObjectPath(path: string): ObjectPath {
   const r: ObjectPath = { part: '', path: '', pipe: '', piped: false, wild: false, more: false };
   for (let i = 0; i < path.length; i++) {
     const c = path[i];
-    if (c === '|') {
-      r.part = path.slice(0, i);
-      r.pipe = path.slice(i + 1);
-      r.piped = true;
-      return r;
-    }
-    if (c === '.') {
-      r.part = path.slice(0, i);
-      if (i < path.length - 1 && isDotPiperChar(path.slice(i + 1))) {
-        r.pipe = path.slice(i + 1);
-        r.piped = true;
-      } else {
-        r.path = path.slice(i + 1);
-        r.more = true;
-      }
-      return r;
-    }
+    if (c === '|' || c === '.') return splitAt(r, path.slice(0, i), path, i);
     if (c === '*' || c === '?') {
       r.wild = true;
       continue;
@@ -228,24 +226,9 @@ function parseObjectPath(path: string): ObjectPath {
             i++;
             if (i < path.length) epart += path[i];
             continue;
-          } else if (d === '.') {
-            r.part = epart;
-            if (i < path.length - 1 && isDotPiperChar(path.slice(i + 1))) {
-              r.pipe = path.slice(i + 1);
-              r.piped = true;
-            } else {
-              r.path = path.slice(i + 1);
-              r.more = true;
-            }
-            return r;
-          } else if (d === '|') {
-            r.part = epart;
-            r.pipe = path.slice(i + 1);
-            r.piped = true;
-            return r;
-          } else if (d === '*' || d === '?') {
-            r.wild = true;
           }
+          if (d === '.' || d === '|') return splitAt(r, epart, path, i);
+          if (d === '*' || d === '?') r.wild = true;
           epart += d;
         }
       }
@@ -285,25 +268,14 @@ function parseObject(c: ParseContext, i: number, path: string): [number, boolean
             break keyLoop;
           }
           if (ch === 0x5c) {
-            i++;
-            for (; i < json.length; i++) {
-              const d = json.charCodeAt(i);
-              if (d > 0x5c) continue;
-              if (d === 0x22) {
-                if (json[i - 1] === '\\') {
-                  let n = 0;
-                  for (let j = i - 2; j > 0; j--) {
-                    if (json[j] !== '\\') break;
-                    n++;
-                  }
-                  if (n % 2 === 0) continue;
-                }
-                key = json.slice(s, i);
-                i = i + 1;
-                kesc = true;
-                ok = true;
-                break keyLoop;
-              }
+            const close = closingQuote(json, i + 1);
+            i = close;
+            if (close < json.length) {
+              key = json.slice(s, close);
+              i = close + 1;
+              kesc = true;
+              ok = true;
+              break keyLoop;
             }
             break;
           }
@@ -319,90 +291,28 @@ function parseObject(c: ParseContext, i: number, path: string): [number, boolean
     const k = kesc ? unescape(key) : key;
     pmatch = rp.wild ? matchLimit(k, rp.part) : rp.part === k;
     hit = pmatch && !rp.more;
-    for (; i < json.length; i++) {
-      let num = false;
-      const ch = json[i]!;
-      switch (ch) {
-        default:
-          continue;
-        case '"': {
-          let val: string;
-          let vesc: boolean;
-          [i, val, vesc, ok] = parseString(json, i + 1);
-          if (!ok) return [i, false];
-          if (hit) {
-            c.value.str = vesc ? unescape(val.slice(1, -1)) : val.slice(1, -1);
-            c.value.raw = val;
-            c.value.type = GType.String;
-            return [i, true];
-          }
-          break;
-        }
-        case '{':
-        case '[': {
-          if (pmatch && !hit) {
-            [i, hit] = ch === '{' ? parseObject(c, i + 1, rp.path) : parseArray(c, i + 1, rp.path);
-            if (hit) return [i, true];
-          } else {
-            let val: string;
-            [i, val] = parseSquash(json, i);
-            if (hit) {
-              c.value.raw = val;
-              c.value.type = GType.JSON;
-              return [i, true];
-            }
-          }
-          break;
-        }
-        case 'n':
-        case 't':
-        case 'f': {
-          if (ch === 'n' && i + 1 < json.length && json[i + 1] !== 'u') {
-            num = true;
-            break;
-          }
-          let val: string;
-          [i, val] = parseLiteral(json, i);
-          if (hit) {
-            c.value.raw = val;
-            if (ch === 't') c.value.type = GType.True;
-            else if (ch === 'f') c.value.type = GType.False;
-            return [i, true];
-          }
-          break;
-        }
-        case '+':
-        case '-':
-        case '0':
-        case '1':
-        case '2':
-        case '3':
-        case '4':
-        case '5':
-        case '6':
-        case '7':
-        case '8':
-        case '9':
-        case 'i':
-        case 'I':
-        case 'N':
-          num = true;
-          break;
-      }
-      if (num) {
-        let val: string;
-        [i, val] = parseNumber(json, i);
-        if (hit) {
-          c.value.raw = val;
-          c.value.type = GType.Number;
-          c.value.num = parseGoFloat(val);
-          return [i, true];
-        }
-      }
-      break;
+    while (i < json.length && !isValueLead(json[i]!)) i++;
+    if (i >= json.length) break;
+    const ch = json[i]!;
+    if ((ch === '{' || ch === '[') && pmatch && !hit) {
+      [i, hit] = ch === '{' ? parseObject(c, i + 1, rp.path) : parseArray(c, i + 1, rp.path);
+      if (hit) return [i, true];
+      continue;
+    }
+    let value: Result;
+    [i, value, ok] = parseAny(json, i, true);
+    if (!ok) return [i, false];
+    if (hit) {
+      c.value = value;
+      return [i, true];
     }
   }
   return [i, false];
+}
+
+/** A character a JSON value (as gjson scans it) starts with. */
+function isValueLead(c: string): boolean {
+  return c === '"' || c === '{' || c === '[' || c === 'n' || c === 't' || c === 'f' || isNumberLead(c);
 }
 
 function falseish(t: Result): boolean {
@@ -431,6 +341,26 @@ function trueish(t: Result): boolean {
     }
     case GType.Number:
       return t.num !== 0;
+    default:
+      return false;
+  }
+}
+
+/** The ordering operators on two strings (bytewise) or two numbers. */
+function compare<T extends string | number>(op: string, a: T, b: T): boolean {
+  switch (op) {
+    case '=':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
     default:
       return false;
   }
@@ -468,67 +398,20 @@ function queryMatches(rp: ArrayPath, value: Result): boolean {
   if (op === '') return true;
   switch (value.type) {
     case GType.String:
-      switch (op) {
-        case '=':
-          return value.str === rpv;
-        case '!=':
-          return value.str !== rpv;
-        case '<':
-          return value.str < rpv;
-        case '<=':
-          return value.str <= rpv;
-        case '>':
-          return value.str > rpv;
-        case '>=':
-          return value.str >= rpv;
-        case '%':
-          return matchLimit(value.str, rpv);
-        case '!%':
-          return !matchLimit(value.str, rpv);
-      }
-      break;
-    case GType.Number: {
-      const n = parseGoFloat(rpv);
-      switch (op) {
-        case '=':
-          return value.num === n;
-        case '!=':
-          return value.num !== n;
-        case '<':
-          return value.num < n;
-        case '<=':
-          return value.num <= n;
-        case '>':
-          return value.num > n;
-        case '>=':
-          return value.num >= n;
-      }
-      break;
-    }
+      if (op === '%') return matchLimit(value.str, rpv);
+      if (op === '!%') return !matchLimit(value.str, rpv);
+      return compare(op, value.str, rpv);
+    case GType.Number:
+      return compare(op, value.num, parseGoFloat(rpv));
     case GType.True:
-      switch (op) {
-        case '=':
-          return rpv === 'true';
-        case '!=':
-          return rpv !== 'true';
-        case '>':
-          return rpv === 'false';
-        case '>=':
-          return true;
-      }
-      break;
-    case GType.False:
-      switch (op) {
-        case '=':
-          return rpv === 'false';
-        case '!=':
-          return rpv !== 'false';
-        case '<':
-          return rpv === 'true';
-        case '<=':
-          return true;
-      }
-      break;
+    case GType.False: {
+      const self = value.type === GType.True ? 'true' : 'false';
+      if (op === '=') return rpv === self;
+      if (op === '!=') return rpv !== self;
+      // As upstream: true > false only, and >= (true) / <= (false) hold whatever the right side.
+      if (value.type === GType.True) return op === '>=' || (op === '>' && rpv === 'false');
+      return op === '<=' || (op === '<' && rpv === 'true');
+    }
   }
   return false;
 }
@@ -610,152 +493,72 @@ function parseArray(c: ParseContext, i: number, path: string): [number, boolean]
       if (i > json.length) break;
       else if (i === json.length) ch = ']';
       else ch = json[i]!;
-      let num = false;
-      switch (ch) {
-        default:
-          continue;
-        case '"': {
-          let val: string;
-          let vesc: boolean;
-          let ok: boolean;
-          [i, val, vesc, ok] = parseString(json, i + 1);
-          if (!ok) return [i, false];
-          if (rp.query.on) {
-            const qval = new Result(GType.String, val, vesc ? unescape(val.slice(1, -1)) : val.slice(1, -1));
-            if (procQuery(qval)) return [i, true];
-          } else if (hit) {
-            if (rp.alogok) break;
-            c.value.str = vesc ? unescape(val.slice(1, -1)) : val.slice(1, -1);
-            c.value.raw = val;
-            c.value.type = GType.String;
-            return [i, true];
+      if (ch === ']') {
+      if (rp.arrch && rp.part === '#') {
+        if (rp.alogok) {
+          const [left, right, ok] = splitPossiblePipe(rp.alogkey);
+          if (ok) {
+            rp.alogkey = left;
+            c.pipe = right;
+            c.piped = true;
           }
-          break;
-        }
-        case '{':
-        case '[': {
-          if (pmatch && !hit) {
-            [i, hit] = ch === '{' ? parseObject(c, i + 1, rp.path) : parseArray(c, i + 1, rp.path);
-            if (hit) {
-              if (rp.alogok) break;
-              return [i, true];
-            }
-          } else {
-            let val: string;
-            [i, val] = parseSquash(json, i);
-            if (rp.query.on) {
-              if (procQuery(new Result(GType.JSON, val))) return [i, true];
-            } else if (hit) {
-              if (rp.alogok) break;
-              c.value.raw = val;
-              c.value.type = GType.JSON;
-              return [i, true];
-            }
-          }
-          break;
-        }
-        case 'n':
-        case 't':
-        case 'f': {
-          if (ch === 'n' && i + 1 < json.length && json[i + 1] !== 'u') {
-            num = true;
-            break;
-          }
-          let val: string;
-          [i, val] = parseLiteral(json, i);
-          const t = ch === 't' ? GType.True : ch === 'f' ? GType.False : GType.Null;
-          if (rp.query.on) {
-            if (procQuery(new Result(t, val))) return [i, true];
-          } else if (hit) {
-            if (rp.alogok) break;
-            c.value.raw = val;
-            c.value.type = t;
-            return [i, true];
-          }
-          break;
-        }
-        case '+':
-        case '-':
-        case '0':
-        case '1':
-        case '2':
-        case '3':
-        case '4':
-        case '5':
-        case '6':
-        case '7':
-        case '8':
-        case '9':
-        case 'i':
-        case 'I':
-        case 'N':
-          num = true;
-          break;
-        case ']': {
-          if (rp.arrch && rp.part === '#') {
-            if (rp.alogok) {
-              const [left, right, ok] = splitPossiblePipe(rp.alogkey);
-              if (ok) {
-                rp.alogkey = left;
-                c.pipe = right;
-                c.piped = true;
+          let jsons = '[';
+          let k = 0;
+          for (let j = 0; j < alog.length; j++) {
+            let idx = alog[j]!;
+            while (idx < json.length) {
+              const w = json[idx];
+              if (w === ' ' || w === '\t' || w === '\r' || w === '\n') {
+                idx++;
+                continue;
               }
-              let jsons = '[';
-              let k = 0;
-              for (let j = 0; j < alog.length; j++) {
-                let idx = alog[j]!;
-                while (idx < json.length) {
-                  const w = json[idx];
-                  if (w === ' ' || w === '\t' || w === '\r' || w === '\n') {
-                    idx++;
-                    continue;
-                  }
-                  break;
-                }
-                if (idx < json.length && json[idx] !== ']') {
-                  const [, res0, ok2] = parseAny(json, idx, true);
-                  if (ok2) {
-                    const res = get(res0.raw, rp.alogkey);
-                    if (res.exists()) {
-                      if (k > 0) jsons += ',';
-                      let raw = res.raw;
-                      if (raw.length === 0) raw = res.string();
-                      jsons += raw;
-                      k++;
-                    }
-                  }
+              break;
+            }
+            if (idx < json.length && json[idx] !== ']') {
+              const [, res0, ok2] = parseAny(json, idx, true);
+              if (ok2) {
+                const res = get(res0.raw, rp.alogkey);
+                if (res.exists()) {
+                  if (k > 0) jsons += ',';
+                  let raw = res.raw;
+                  if (raw.length === 0) raw = res.string();
+                  jsons += raw;
+                  k++;
                 }
               }
-              jsons += ']';
-              c.value.type = GType.JSON;
-              c.value.raw = jsons;
-              return [i + 1, true];
             }
-            c.value.type = GType.Number;
-            c.value.num = h - 1;
-            c.value.raw = String(h - 1);
-            c.calcd = true;
-            return [i + 1, true];
           }
-          if (!c.value.exists()) {
-            if (multires.length > 0) c.value = new Result(GType.JSON, `${multires}]`);
-            else if (rp.query.all) c.value = new Result(GType.JSON, '[]');
-          }
-          return [i + 1, false];
+          jsons += ']';
+          c.value.type = GType.JSON;
+          c.value.raw = jsons;
+          return [i + 1, true];
         }
+        c.value.type = GType.Number;
+        c.value.num = h - 1;
+        c.value.raw = String(h - 1);
+        c.calcd = true;
+        return [i + 1, true];
       }
-      if (num) {
-        let val: string;
-        [i, val] = parseNumber(json, i);
-        if (rp.query.on) {
-          if (procQuery(new Result(GType.Number, val, '', parseGoFloat(val)))) return [i, true];
-        } else if (hit) {
-          if (rp.alogok) break;
-          c.value.raw = val;
-          c.value.type = GType.Number;
-          c.value.num = parseGoFloat(val);
-          return [i, true];
-        }
+      if (!c.value.exists()) {
+        if (multires.length > 0) c.value = new Result(GType.JSON, `${multires}]`);
+        else if (rp.query.all) c.value = new Result(GType.JSON, '[]');
+      }
+      return [i + 1, false];
+      }
+      if (!isValueLead(ch)) continue;
+      if ((ch === '{' || ch === '[') && pmatch && !hit) {
+        [i, hit] = ch === '{' ? parseObject(c, i + 1, rp.path) : parseArray(c, i + 1, rp.path);
+        if (hit && !rp.alogok) return [i, true];
+        break;
+      }
+      const [next, value, ok] = parseAny(json, i, true);
+      i = next;
+      if (!ok) return [i, false];
+      if (rp.query.on) {
+        if (procQuery(value)) return [i, true];
+      } else if (hit && !rp.alogok) {
+        c.value = value;
+        return [i, true];
       }
       break;
     }

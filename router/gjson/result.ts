@@ -136,6 +136,32 @@ export class Result {
   }
 }
 
+/** The first character of what gjson scans as a number (NaN and Inf included). */
+export function isNumberLead(c: string): boolean {
+  return (c >= '0' && c <= '9') || c === '+' || c === '-' || c === 'i' || c === 'I' || c === 'N';
+}
+
+/**
+ * The closing quote of a string whose first escape is just before `from`: the first '"'
+ * not escaped (Go's check, counting backslashes down to index 1), or json.length.
+ */
+export function closingQuote(json: string, from: number): number {
+  for (let i = from; i < json.length; i++) {
+    const d = json.charCodeAt(i);
+    if (d !== 0x22) continue;
+    if (json[i - 1] === '\\') {
+      let n = 0;
+      for (let j = i - 2; j > 0; j--) {
+        if (json[j] !== '\\') break;
+        n++;
+      }
+      if (n % 2 === 0) continue;
+    }
+    return i;
+  }
+  return json.length;
+}
+
 /** parseString: i is just after the opening quote; [next, raw with quotes, escaped, ok]. */
 export function parseString(json: string, i: number): [number, string, boolean, boolean] {
   const s = i;
@@ -144,22 +170,9 @@ export function parseString(json: string, i: number): [number, string, boolean, 
     if (c > 0x5c) continue;
     if (c === 0x22) return [i + 1, json.slice(s - 1, i + 1), false, true];
     if (c === 0x5c) {
-      i++;
-      for (; i < json.length; i++) {
-        const d = json.charCodeAt(i);
-        if (d > 0x5c) continue;
-        if (d === 0x22) {
-          if (json[i - 1] === '\\') {
-            let n = 0;
-            for (let j = i - 2; j > 0; j--) {
-              if (json[j] !== '\\') break;
-              n++;
-            }
-            if (n % 2 === 0) continue;
-          }
-          return [i + 1, json.slice(s - 1, i + 1), true, true];
-        }
-      }
+      const end = closingQuote(json, i + 1);
+      if (end < json.length) return [end + 1, json.slice(s - 1, end + 1), true, true];
+      i = end;
       break;
     }
   }
@@ -364,24 +377,10 @@ function tostr(json: string): [string, string] {
     if (c > 0x5c) continue;
     if (c === 0x22) return [json.slice(0, i + 1), json.slice(1, i)];
     if (c === 0x5c) {
-      i++;
-      for (; i < json.length; i++) {
-        const d = json.charCodeAt(i);
-        if (d > 0x5c) continue;
-        if (d === 0x22) {
-          if (json[i - 1] === '\\') {
-            let n = 0;
-            for (let j = i - 2; j > 0; j--) {
-              if (json[j] !== '\\') break;
-              n++;
-            }
-            if (n % 2 === 0) continue;
-          }
-          return [json.slice(0, i + 1), unescape(json.slice(1, i))];
-        }
-      }
-      const ret = i + 1 < json.length ? json.slice(0, i + 1) : json.slice(0, i);
-      return [ret, unescape(json.slice(1, i))];
+      const end = closingQuote(json, i + 1);
+      if (end < json.length) return [json.slice(0, end + 1), unescape(json.slice(1, end))];
+      const ret = end + 1 < json.length ? json.slice(0, end + 1) : json.slice(0, end);
+      return [ret, unescape(json.slice(1, end))];
     }
   }
   return [json, json.slice(1)];
@@ -399,24 +398,6 @@ export function parse(json: string): Result {
     }
     if (c.charCodeAt(0) <= 0x20) continue;
     switch (c) {
-      case '+':
-      case '-':
-      case '0':
-      case '1':
-      case '2':
-      case '3':
-      case '4':
-      case '5':
-      case '6':
-      case '7':
-      case '8':
-      case '9':
-      case 'i':
-      case 'I':
-      case 'N':
-        value.type = GType.Number;
-        [value.raw, value.num] = tonum(json.slice(i));
-        break;
       case 'n':
         if (i + 1 < json.length && json[i + 1] !== 'u') {
           value.type = GType.Number;
@@ -439,7 +420,9 @@ export function parse(json: string): Result {
         [value.raw, value.str] = tostr(json.slice(i));
         break;
       default:
-        return new Result();
+        if (!isNumberLead(c)) return new Result();
+        value.type = GType.Number;
+        [value.raw, value.num] = tonum(json.slice(i));
     }
     break;
   }
@@ -489,23 +472,10 @@ export function parseAny(json: string, i: number, hit: boolean): [number, Result
         }
         break;
       }
-      case '+':
-      case '-':
-      case '0':
-      case '1':
-      case '2':
-      case '3':
-      case '4':
-      case '5':
-      case '6':
-      case '7':
-      case '8':
-      case '9':
-      case 'i':
-      case 'I':
-      case 'N':
-        num = true;
-        break;
+
+      default:
+
+        num = isNumberLead(c);
     }
     if (num) {
       const [ni, val] = parseNumber(json, i);

@@ -28,18 +28,6 @@ function validAny(d: string, i: number): Step {
         return validArray(d, i + 1);
       case '"':
         return validString(d, i + 1);
-      case '-':
-      case '0':
-      case '1':
-      case '2':
-      case '3':
-      case '4':
-      case '5':
-      case '6':
-      case '7':
-      case '8':
-      case '9':
-        return validNumber(d, i + 1);
       case 't':
         return d.startsWith('rue', i + 1) ? [i + 4, true] : [i + 1, false];
       case 'f':
@@ -47,7 +35,7 @@ function validAny(d: string, i: number): Step {
       case 'n':
         return d.startsWith('ull', i + 1) ? [i + 4, true] : [i + 1, false];
       default:
-        return [i, false];
+        return c === '-' || isDigit(c) ? validNumber(d, i + 1) : [i, false];
     }
   }
   return [i, false];

@@ -13,10 +13,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureKServeRouter } from '../helpers/graph-oracles.js';
-import { freePort } from '../helpers/free-port.js';
 import { GRAPH_CASES, type GraphCase, type GraphRequest, type Steps } from '../router/graph-cases.js';
 import { startRouter } from '../router/our-router.js';
-import { type Predictors, startPredictors } from '../router/predictors.js';
+import { type Predictors, startPredictors, stepsOf } from '../router/predictors.js';
 import { type Answer, send } from '../router/send.js';
 import { assertPrivatePort, startKServeRouter } from './kserve-router.js';
 
@@ -28,12 +27,7 @@ beforeAll(async () => {
   await assertPrivatePort();
   bin = await ensureKServeRouter();
   predictors = await startPredictors();
-  const closed = await freePort();
-  steps = {
-    v1: (m) => `${predictors.url}/v1/models/${m}:predict`,
-    v2: (m) => `${predictors.url}/v2/models/${m}/infer`,
-    refused: `http://127.0.0.1:${closed}/v1/models/gone:predict`,
-  };
+  steps = await stepsOf(predictors);
 }, 1_200_000);
 
 afterAll(async () => {

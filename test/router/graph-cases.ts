@@ -7,12 +7,9 @@
  */
 import { HAS_LARGE_PREDICTION, HAS_MID_PREDICTION, SWITCH_A, SWITCH_B } from './conditions.js';
 
-export interface Steps {
-  v1(model: string): string;
-  v2(model: string): string;
-  /** A URL where nothing listens (connection refused). */
-  readonly refused: string;
-}
+import type { Steps } from './predictors.js';
+
+export type { Steps };
 
 export interface GraphRequest {
   readonly method?: string;

@@ -2,24 +2,28 @@
  * The steps the router tests route to: real kserve-ts servers (the SDK's ModelServer) on
  * loopback, REST and gRPC, serving small custom models whose answers are easy to check:
  * - `double` / `triple`: every input element times 2 / 3 (FP32 `x` over V2, `instances`
- *   over V1, answered as `predictions`); its output is named `y`;
+ *   over V1, answered as `predictions`); its output is named `y`; `triple_any` takes its one
+ *   input whatever its name (a `$response` of `y` chained over V2);
  * - `fail`: always an InferenceError (500, JSON `{"error": ...}`); `reject`: an
  *   InvalidInput (400); `headers`: answers which of `x-tag`, `x-other`, `x-request-id` it got;
  * - `held`: answers like `double`, but only once the test releases it (`gate.release()`),
  *   so a step past its timeout is decided by the gate, never by the machine's speed.
  */
 import { pino } from 'pino';
+import { freePort } from '../helpers/free-port.js';
 import { type InferInput, InferOutput, type InferRequest, InferResponse, InferenceError, InvalidInput, Model, ModelServer, type RequestHeaders, type TensorSpec } from '../../server/sdk/index.js';
 
 class Scale extends Model {
   constructor(
     name: string,
     readonly factor: number,
+    /** Declares its input `x` (V1 instances decode to it); undeclared, any one V2 input is taken. */
+    readonly declared = true,
   ) {
     super(name);
   }
   override getInputTypes(): TensorSpec[] {
-    return [{ name: 'x', datatype: 'FP32', shape: [-1, -1] }];
+    return this.declared ? [{ name: 'x', datatype: 'FP32', shape: [-1, -1] }] : [];
   }
   override getOutputTypes(): TensorSpec[] {
     return [{ name: 'y', datatype: 'FP32', shape: [-1, -1] }];
@@ -95,6 +99,24 @@ class Held extends Scale {
   }
 }
 
+/** Where the tests' graphs send their steps. */
+export interface Steps {
+  v1(model: string): string;
+  v2(model: string): string;
+  /** A URL where nothing listens (connection refused). */
+  readonly refused: string;
+}
+
+/** The step URLs on `p`, and a loopback port nothing listens on (taken free a moment ago). */
+export async function stepsOf(p: Predictors): Promise<Steps> {
+  const closed = await freePort();
+  return {
+    v1: (m) => `${p.url}/v1/models/${m}:predict`,
+    v2: (m) => `${p.url}/v2/models/${m}/infer`,
+    refused: `http://127.0.0.1:${closed}/v1/models/gone:predict`,
+  };
+}
+
 export interface Predictors {
   /** REST base URL, e.g. http://127.0.0.1:40123 */
   readonly url: string;
@@ -108,7 +130,7 @@ export interface Predictors {
 export async function startPredictors(): Promise<Predictors> {
   let gate = new Gate();
   const server = new ModelServer({ httpPort: 0, grpcPort: 0, httpHost: '127.0.0.1', args: ['--grace_period_seconds', '1'], logger: pino({ level: 'silent' }) });
-  await server.start([new Scale('double', 2), new Scale('triple', 3), new Fail('fail', 1), new Reject('reject', 1), new Headers('headers', 1), new Held('held', () => gate)]);
+  await server.start([new Scale('double', 2), new Scale('triple', 3), new Scale('triple_any', 3, false), new Fail('fail', 1), new Reject('reject', 1), new Headers('headers', 1), new Held('held', () => gate)]);
   return {
     url: `http://127.0.0.1:${server.httpPort}`,
     grpc: `127.0.0.1:${server.grpcPort}`,

@@ -5,10 +5,9 @@
  * checks the same cases against KServe's router itself).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/free-port.js';
 import { GRAPH_CASES, type Steps } from './graph-cases.js';
 import { startRouter } from './our-router.js';
-import { type Predictors, startPredictors } from './predictors.js';
+import { type Predictors, startPredictors, stepsOf } from './predictors.js';
 import { send } from './send.js';
 
 let predictors: Predictors;
@@ -16,12 +15,7 @@ let steps: Steps;
 
 beforeAll(async () => {
   predictors = await startPredictors();
-  const closed = await freePort();
-  steps = {
-    v1: (m) => `${predictors.url}/v1/models/${m}:predict`,
-    v2: (m) => `${predictors.url}/v2/models/${m}/infer`,
-    refused: `http://127.0.0.1:${closed}/v1/models/gone:predict`,
-  };
+  steps = await stepsOf(predictors);
 });
 
 afterAll(async () => {
