@@ -76,11 +76,11 @@ export interface Probe {
 
 /**
  * A probe for each protocol (gRPC ones only when `grpcPort` is set) sending `data` as `t`
- * to the server at `base`. HTTP load runs through autocannon; gRPC load through
+ * to the server at `base` (`adjust.binary` may rewrite the binary request). HTTP load runs through autocannon; gRPC load through
  * pre-encoded calls on as many HTTP/2 connections as `CALLS_PER_CONNECTION` calls per
  * connection need, opened for the run and closed after it.
  */
-export function probes(server: { base: string; grpcPort: number }, t: TensorSpec, data: Float32Array): Probe[] {
+export function probes(server: { base: string; grpcPort: number }, t: TensorSpec, data: Float32Array, adjust: { binary?: (p: HttpPayload) => HttpPayload } = {}): Probe[] {
   const http = (protocol: Protocol, p: HttpPayload): Probe => ({
     protocol,
     check: async () => {
@@ -91,7 +91,8 @@ export function probes(server: { base: string; grpcPort: number }, t: TensorSpec
     load: (connections, seconds) =>
       runLoad({ name: protocol, url: `${server.base}${p.path}`, method: 'POST', body: p.body, headers: p.headers, connections, seconds }),
   });
-  const out = [http('V2 JSON', v2Json(t, data)), http('V2 binary', v2Binary(t, data))];
+  const binary = v2Binary(t, data);
+  const out = [http('V2 JSON', v2Json(t, data)), http('V2 binary', adjust.binary?.(binary) ?? binary)];
   if (server.grpcPort === 0) return out;
   const address = `127.0.0.1:${server.grpcPort}`;
   const withConnections = async <T>(n: number, body: (c: InferConnections) => Promise<T>): Promise<T> => {

@@ -43,17 +43,14 @@ export function compilePatterns(env: string | undefined): CompiledPatterns {
  * The headers a step gets: those whose canonical name a pattern matches (every value),
  * and the trace headers. Names are lower-case; several values are joined with ", ".
  */
-export function propagatedHeaders(incoming: Readonly<Record<string, string[] | undefined>>, patterns: readonly RegExp[]): Record<string, string> {
+export function propagatedHeaders(incoming: Readonly<Record<string, string | string[] | undefined>>, patterns: readonly RegExp[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, values] of Object.entries(incoming)) {
-    if (values === undefined || NEVER.has(name)) continue;
-    if (TRACE_HEADERS.includes(name)) {
-      out[name] = values.join(', ');
-      continue;
-    }
-    if (patterns.length === 0) continue;
-    const canonical = canonicalHeaderKey(name);
-    if (patterns.some((p) => p.test(canonical))) out[name] = values.join(', ');
+  for (const name in incoming) {
+    const v = incoming[name];
+    if (v === undefined || NEVER.has(name)) continue;
+    const value = typeof v === 'string' ? v : v.join(', ');
+    if (TRACE_HEADERS.includes(name)) out[name] = value;
+    else if (patterns.length > 0 && patterns.some((p) => p.test(canonicalHeaderKey(name)))) out[name] = value;
   }
   return out;
 }

@@ -48,10 +48,6 @@ export function errorBody(cause: string): Buffer {
   return Buffer.from(`{"error":${goString('Failed to process request')},"cause":${goString(cause)}}`, 'utf8');
 }
 
-class ClientGone {
-  aborted = false;
-}
-
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
@@ -106,11 +102,12 @@ export function buildHttpFront(opts: HttpFrontOptions): http.Server {
       opts.metrics.request('rest', 413);
       return;
     }
-    const gone = new ClientGone();
+    // Aborts the step calls still running once the client is gone.
+    const gone = new AbortController();
     res.on('close', () => {
-      if (!res.writableFinished) gone.aborted = true;
+      if (!res.writableFinished) gone.abort();
     });
-    const wire = opts.metrics.observed(restWire(opts.pools, { headers: propagatedHeaders(req.headersDistinct, opts.propagate), signal: gone }), 'rest');
+    const wire = opts.metrics.observed(restWire(opts.pools, { headers: propagatedHeaders(req.headers, opts.propagate), signal: gone.signal }), 'rest');
     try {
       const answer = await new Routing(opts.spec, wire).route(incomingPayload(req, body));
       send(res, answer.status, answerHeaders(answer.payload), answer.payload.body);

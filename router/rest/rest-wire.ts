@@ -7,7 +7,6 @@
  * without decoding them; conditions read the body's JSON header.
  */
 import { HttpForwarder } from '../../server/sdk/predictor/http-forwarder.js';
-import type { ClientSignal } from '../../server/client-signal.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 import { bytesOf } from '../gjson/index.js';
 import { type GoValue, goJsonSyntaxError, marshalGo, unmarshalObject } from '../go-json.js';
@@ -25,14 +24,11 @@ export interface RestPayload {
 
 export type EnsemblePart = { [key: string]: GoValue } | null;
 
-/** What one request's step calls share: its propagated headers and its client's signal. */
+/** What one request's step calls share: its propagated headers, and a signal aborted when its client is gone. */
 export interface RestRequestContext {
   readonly headers: Readonly<Record<string, string>>;
-  readonly signal: ClientSignal;
+  readonly signal: AbortSignal;
 }
-
-/** "No timeout" (KServe's default: http.DefaultClient), as the longest timer Node keeps. */
-export const NO_TIMEOUT_SECONDS = 2_147_483;
 
 /** One pooled keep-alive client per step origin, for the router's life. */
 export class StepPools {
@@ -47,7 +43,8 @@ export class StepPools {
         host: url.host,
         protocol: 'v2',
         useSsl: url.protocol === 'https:',
-        requestTimeoutSeconds: this.timeoutSeconds ?? NO_TIMEOUT_SECONDS,
+        // KServe's default is http.DefaultClient: no limit.
+        requestTimeoutSeconds: this.timeoutSeconds ?? Infinity,
         retries: 0,
         healthCheck: false,
       });

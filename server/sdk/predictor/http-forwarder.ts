@@ -91,10 +91,10 @@ export class HttpForwarder {
   }
 
   /**
-   * One attempt, no retry, any status back; `timeoutSeconds` bounds the whole exchange
-   * (the config's when absent). Never rejects.
+   * One POST, no retry, any status back; `timeoutSeconds` bounds the whole exchange (the
+   * config's when absent; Infinity: none), `signal` cancels it. Never rejects.
    */
-  async exchange(path: string, headers: Record<string, string>, body: Buffer, signal: ClientSignal | undefined, timeoutSeconds = this.#config.requestTimeoutSeconds): Promise<Exchange> {
+  async exchange(path: string, headers: Record<string, string>, body: Buffer, signal: AbortSignal | undefined, timeoutSeconds = this.#config.requestTimeoutSeconds): Promise<Exchange> {
     const control = new AttemptControl(timeoutSeconds * 1000, signal);
     const phase = { headersArrived: false };
     try {
