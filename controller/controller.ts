@@ -152,7 +152,8 @@ export class Controller {
     for (const isvc of this.isvcs.list(namespace)) this.queue.add(`${isvc.metadata.namespace}/${isvc.metadata.name}`);
   }
 
-  private async knativeInstalled(): Promise<boolean> {
+  /** Whether the Knative Service CRD is served (checked at most every 30 s; the graph controller asks too). */
+  async knativeInstalled(): Promise<boolean> {
     if (this.knative && Date.now() - this.knative.checkedAt < 30_000) return this.knative.installed;
     let installed = true;
     try {

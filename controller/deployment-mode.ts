@@ -19,7 +19,8 @@ export function normalizeDeploymentMode(value: string | undefined): DeploymentMo
   return value === undefined ? undefined : NAMES.get(value);
 }
 
-export function resolveDeploymentMode(isvc: InferenceService, configDefault: DeploymentMode): DeploymentMode {
+/** `isvc`: an InferenceService, or any object carrying the same status field and annotation (an InferenceGraph). */
+export function resolveDeploymentMode(isvc: Pick<InferenceService, 'metadata'> & { status?: { deploymentMode?: string } }, configDefault: DeploymentMode): DeploymentMode {
   const recorded = normalizeDeploymentMode(isvc.status?.deploymentMode);
   if (recorded) return recorded;
   const annotated = normalizeDeploymentMode(isvc.metadata.annotations?.[ANN_DEPLOYMENT_MODE]);

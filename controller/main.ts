@@ -13,6 +13,7 @@ import { type Logger, pino } from 'pino';
 import { ListenError, listenOrFail } from '../cli/listen-error.js';
 import { ConfigSource } from './config/config-source.js';
 import { Controller } from './controller.js';
+import { GraphController } from './graph-controller.js';
 import { createHealthServer } from './health-server.js';
 import { installCrds } from './install-crds.js';
 import { apiErrorMessage } from './kube/api-errors.js';
@@ -64,7 +65,8 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   let webhooks: BoundWebhooks | undefined;
   let leading = !config.leaderElect;
   let controller: Controller | undefined;
-  const health = createHealthServer(() => started && (!leading || controller?.synced === true), metrics.registry);
+  let graphs: GraphController | undefined;
+  const health = createHealthServer(() => started && (!leading || (controller?.synced === true && graphs?.synced === true)), metrics.registry);
   const configSource = new ConfigSource(clients, config.namespace, logger);
   try {
     await listenOrFail('health and metrics', '--health-port', config.healthHost, config.healthPort, () => listenOn(health, config.healthPort, config.healthHost));
@@ -82,7 +84,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   if (config.installCrds) logger.info({ crds: await installCrds(clients) }, 'CRDs installed');
   await configSource.start();
   if (webhooks !== undefined) await registerWebhooks(config, clients, webhooks, logger);
-  const reconciler = new Controller({
+  const loopOptions = {
     clients,
     config: configSource,
     resyncPeriodMs: config.resyncPeriodSeconds * 1000,
@@ -91,8 +93,13 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
     retryMaxMs: 30_000,
     logger,
     metrics,
-  });
+  };
+  const reconciler = new Controller(loopOptions);
+  const graphReconciler = new GraphController({ ...loopOptions, knativeInstalled: () => reconciler.knativeInstalled() });
   controller = reconciler;
+  graphs = graphReconciler;
+  const startControllers = () => Promise.all([reconciler.start(), graphReconciler.start()]);
+  const stopControllers = () => Promise.all([reconciler.stop(), graphReconciler.stop()]);
   const elector = config.leaderElect
     ? new LeaderElector(clients.coordination, {
         namespace: config.namespace,
@@ -104,12 +111,12 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
         onStartedLeading: async () => {
           leading = true;
           metrics.leader.set(1);
-          await reconciler.start();
+          await startControllers();
         },
         onStoppedLeading: async () => {
           leading = false;
           metrics.leader.set(0);
-          await reconciler.stop();
+          await stopControllers();
         },
         logger,
       })
@@ -118,7 +125,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   if (elector) elector.start();
   else {
     metrics.leader.set(1);
-    await reconciler.start();
+    await startControllers();
   }
   started = true;
   logger.info({ leaderElection: config.leaderElect }, 'controller started');
@@ -130,7 +137,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   logger.info({ signal }, 'shutting down');
   // Release the lease first so a standby replica takes over without waiting it out.
   if (elector) await elector.stop();
-  else await reconciler.stop();
+  else await stopControllers();
   await Promise.all([webhooks?.server.close(), new Promise((r) => health.close(r)), configSource.stop()]);
   logger.info('stopped');
   return 0;

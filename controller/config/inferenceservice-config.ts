@@ -9,6 +9,7 @@ import { normalizeDeploymentMode } from '../deployment-mode.js';
 import { type CredentialsConfig, parseCredentialsConfig } from './credentials.js';
 import { type IngressConfig, parseIngressConfig } from './ingress.js';
 import { type LoggerConfig, parseLoggerConfig } from './logger.js';
+import { type RouterConfig, parseRouterConfig } from './router.js';
 import { ConfigError, objectField, parseSection, stringField, boolField } from './section.js';
 
 export type { IngressConfig };
@@ -35,6 +36,8 @@ export interface InferenceServiceConfig {
   storageInitializer: StorageInitializerConfig;
   credentials: CredentialsConfig;
   logger: LoggerConfig;
+  /** The InferenceGraph router. */
+  router: RouterConfig;
 }
 
 export function parseInferenceServiceConfig(data: Readonly<Record<string, string>> | undefined): InferenceServiceConfig {
@@ -48,6 +51,7 @@ export function parseInferenceServiceConfig(data: Readonly<Record<string, string
     storageInitializer: parseStorageInitializerConfig(d.storageInitializer),
     credentials: parseCredentialsConfig(d.credentials),
     logger: parseLoggerConfig(d.logger),
+    router: parseRouterConfig(d.router),
   };
 }
 

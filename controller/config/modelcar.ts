@@ -45,7 +45,7 @@ export function parseModelcarConfig(key: string, section: Record<string, unknown
   };
 }
 
-function quantityField(key: string, section: Record<string, unknown>, field: string, fallback: string): string {
+export function quantityField(key: string, section: Record<string, unknown>, field: string, fallback: string): string {
   const value = stringField(key, section, field, fallback);
   if (!QUANTITY.test(value)) throw new ConfigError(key, `'${field}' '${value}' is not a Kubernetes quantity (for example 10m, 15Mi)`);
   return value;

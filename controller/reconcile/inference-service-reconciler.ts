@@ -40,6 +40,7 @@ import { readinessFromDeployment } from './status/deployment-status.js';
 import { componentStatusFromKnative, readinessFromKnative } from './status/knative-status.js';
 import { modelStatusFromPods } from './status/model-status.js';
 import { explainFromPods } from './status/pod-failure.js';
+import { sameStatus } from './status/same-status.js';
 
 export interface RuntimeLister {
   namespaced(namespace: string): readonly ServingRuntime[];
@@ -315,7 +316,7 @@ export class InferenceServiceReconciler {
   private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[]): Promise<void> {
     const ready = aggregateReady(dependents);
     status.conditions = mergeConditions(isvc.status?.conditions, [...dependents, ready], new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
-    if (JSON.stringify(sortKeys(status)) === JSON.stringify(sortKeys(isvc.status ?? {}))) return;
+    if (sameStatus(status, isvc.status ?? {})) return;
     // replace carries the resourceVersion we read: a concurrent change makes this a 409,
     // which the work queue retries against the fresh object.
     await this.deps.clients.custom.replaceNamespacedCustomObjectStatus({
@@ -339,12 +340,4 @@ function serviceAddress(name: string, ns: string, service: V1Service): string {
   if (service.spec?.clusterIP !== 'None') return host;
   const http = service.spec?.ports?.find((p) => !/grpc|h2c/i.test(p.name ?? '') && p.appProtocol !== 'kubernetes.io/h2c');
   return `${host}:${String(http?.targetPort ?? 8080)}`;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)]));
-  }
-  return value;
 }

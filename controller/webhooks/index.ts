@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { AdmissionHandler } from './admission.js';
 import type { CredentialSource } from './credentials/credential-source.js';
+import { graphValidatingWebhook } from './graph/graph-webhook.js';
 import { isvcDefaultingWebhook, isvcValidatingWebhook } from './isvc/isvc-webhooks.js';
 import { podWebhook } from './pod/pod-webhook.js';
 import type { GetWebhookConfig } from './webhook-config.js';
@@ -23,7 +24,7 @@ export interface WebhookDeps {
   controllerNamespace: string;
 }
 
-/** Path → handler for the three webhooks. */
+/** Path → handler for the webhooks. */
 export function webhookRoutes(deps: WebhookDeps): Record<string, AdmissionHandler> {
   const { controllerNamespace } = deps;
   const log = deps.logger;
@@ -36,6 +37,7 @@ export function webhookRoutes(deps: WebhookDeps): Record<string, AdmissionHandle
     }),
     [WEBHOOK_PATHS.isvcDefaulter]: isvcDefaultingWebhook(deps.getConfig),
     [WEBHOOK_PATHS.isvcValidator]: isvcValidatingWebhook(deps.getConfig),
+    [WEBHOOK_PATHS.graphValidator]: graphValidatingWebhook(),
   };
 }
 
@@ -60,3 +62,4 @@ export { mutatePod, POD_MUTATORS } from './pod/pod-mutator.js';
 export type { PodMutationContext, PodMutator } from './pod/pod-mutation.js';
 export { defaultInferenceService } from './isvc/defaulter.js';
 export { validateInferenceService } from './isvc/validator.js';
+export { validateInferenceGraph } from './graph/graph-validator.js';

@@ -14,6 +14,7 @@
  * (containers, a model's container fields) and the Pod are written out below.
  */
 import type { OpenApiSchema } from '../api/crd.js';
+import { INFERENCE_GRAPH_SPEC_SCHEMA } from '../api/inference-graph-crd.js';
 import { CONTAINER_SCHEMA, INFERENCE_SERVICE_SPEC_SCHEMA, LEGACY_FRAMEWORK_SCHEMA, MODEL_SCHEMA } from '../api/inference-service-crd.js';
 
 export type Shape =
@@ -175,4 +176,9 @@ export const INFERENCE_SERVICE_SHAPE: Shape = {
     spec: shapeOfSchema(INFERENCE_SERVICE_SPEC_SCHEMA)!,
     status: { fields: { deploymentMode: 'string' } },
   },
+};
+
+/** The InferenceGraph as its CRD describes it (the validator reads only metadata and spec). */
+export const INFERENCE_GRAPH_SHAPE: Shape = {
+  fields: { metadata: METADATA_SHAPE, spec: shapeOfSchema(INFERENCE_GRAPH_SPEC_SCHEMA)! },
 };

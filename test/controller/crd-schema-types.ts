@@ -12,3 +12,4 @@ export type {
   TransformerSpec,
 } from '../../controller/api/inference-service.js';
 export type { ServingRuntimeSpec, SupportedModelFormat } from '../../controller/api/serving-runtime.js';
+export type { InferenceGraphSpec, InferenceRouter, InferenceStep, RouterTimeouts } from '../../controller/api/inference-graph.js';

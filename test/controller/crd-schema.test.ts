@@ -8,6 +8,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { type OpenApiSchema, propertyNames, schemaAt } from '../../controller/api/crd.js';
+import { INFERENCE_GRAPH_SPEC_SCHEMA } from '../../controller/api/inference-graph-crd.js';
 import { INFERENCE_SERVICE_SPEC_SCHEMA, POD_FIELDS } from '../../controller/api/inference-service-crd.js';
 import { LEGACY_FRAMEWORK_FIELDS } from '../../controller/api/model-spec.js';
 import { SERVING_RUNTIME_SPEC_SCHEMA } from '../../controller/api/serving-runtime-crd.js';
@@ -72,15 +73,22 @@ const ISVC_PAIRS: Pair[] = [
   ...['predictor', 'transformer', 'explainer'].map((c) => ({ type: 'LoggerSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: [c, 'logger'] })),
 ];
 
+const GRAPH_PAIRS: Pair[] = [
+  { type: 'InferenceGraphSpec', schema: INFERENCE_GRAPH_SPEC_SCHEMA, path: [] },
+  { type: 'InferenceRouter', schema: { properties: { r: INFERENCE_GRAPH_SPEC_SCHEMA.properties!['nodes']!.additionalProperties! } }, path: ['r'] },
+  { type: 'InferenceStep', schema: { properties: { s: INFERENCE_GRAPH_SPEC_SCHEMA.properties!['nodes']!.additionalProperties!.properties!['steps']!.items! } }, path: ['s'] },
+  { type: 'RouterTimeouts', schema: INFERENCE_GRAPH_SPEC_SCHEMA, path: ['routerTimeouts'] },
+];
+
 const RUNTIME_PAIRS: Pair[] = [
   { type: 'ServingRuntimeSpec', schema: SERVING_RUNTIME_SPEC_SCHEMA, path: [] },
   { type: 'SupportedModelFormat', schema: { properties: { f: SERVING_RUNTIME_SPEC_SCHEMA.properties!['supportedModelFormats']!.items! } }, path: ['f'] },
 ];
 
 describe('the TypeScript types have exactly the fields of their schema', () => {
-  const types = typeProperties('test/controller/crd-schema-types.ts', [...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])]))]);
+  const types = typeProperties('test/controller/crd-schema-types.ts', [...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])]))]);
 
-  it.each([...ISVC_PAIRS, ...RUNTIME_PAIRS].map((p) => [`${p.type} ↔ ${p.path.join('.') || '(spec)'}`, p] as const))('%s', (_name, pair) => {
+  it.each([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].map((p) => [`${p.type} ↔ ${p.path.join('.') || '(spec)'}`, p] as const))('%s', (_name, pair) => {
     const s = schemaAt(pair.schema, pair.path);
     expect(s, 'schema').toBeDefined();
     const inSchema = propertyNames(s);

@@ -16,13 +16,14 @@ export class DomainError extends Error {
   }
 }
 
-export function hostFor(name: string, isvc: InferenceService, ingress: IngressConfig): string {
+/** `owner`: the InferenceService (or InferenceGraph) whose namespace, annotations and labels the template reads. */
+export function hostFor(name: string, owner: Pick<InferenceService, 'metadata'>, ingress: IngressConfig): string {
   const host = renderDomain(ingress.domainTemplate, {
     Name: name,
-    Namespace: isvc.metadata.namespace!,
+    Namespace: owner.metadata.namespace!,
     IngressDomain: ingress.ingressDomain,
-    Annotations: isvc.metadata.annotations ?? {},
-    Labels: isvc.metadata.labels ?? {},
+    Annotations: owner.metadata.annotations ?? {},
+    Labels: owner.metadata.labels ?? {},
   });
   const labels = host.split('.');
   if (host.length > 253) throw new DomainError(host, 'longer than 253 characters');
