@@ -21,6 +21,10 @@ export const HAS_LARGE_PREDICTION = 'predictions.0.#(>100)';
 /** gRPC Switch steps: read on the V2 JSON form of the request. */
 export const GRPC_ROUTE_A = '[@this].#(parameters.route=="a")';
 export const GRPC_ROUTE_B = '[@this].#(parameters.route=="b")';
+/** The real-node suite (test/cluster/node/inference-graph.test.ts). */
+export const IS_SETOSA = 'predictions.#(=="setosa")';
+export const ROUTE_NAMES = '[@this].#(route=="names")';
+export const ROUTE_LABELS = '[@this].#(route=="labels")';
 /** Binary-extension Switch: read on the JSON header. */
 export const HAS_INPUT_X = 'inputs.#(name=="x")';
 
@@ -38,4 +42,9 @@ export const CONDITION_CASES: readonly ConditionCase[] = [
     { condition: GRPC_ROUTE_B, body },
   ]),
   ...['{"inputs":[{"name":"x","shape":[1,2],"datatype":"FP32","parameters":{"binary_data_size":8}}]}', '{"inputs":[]}'].map((body) => ({ condition: HAS_INPUT_X, body })),
+  ...['{"predictions":["setosa"]}', '{"predictions":["versicolor"]}', '{"predictions":[1]}'].map((body) => ({ condition: IS_SETOSA, body })),
+  ...['{"instances":[[51,35,14,2]],"route":"names"}', '{"instances":[[51,35,14,2]],"route":"labels"}', '{"instances":[[51,35,14,2]]}'].flatMap((body) => [
+    { condition: ROUTE_NAMES, body },
+    { condition: ROUTE_LABELS, body },
+  ]),
 ];
