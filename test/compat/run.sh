@@ -42,9 +42,9 @@ rc_main=0
 rc_triton=0
 echo "[compat] kserve clients, raw HTTP, differential and ported anchor tests" >&2
 "$py" -m pytest -p no:cacheprovider -ra test/compat \
-  --ignore=test/compat/test_tritonclient_grpc.py "$@" || rc_main=$?
-echo "[compat] tritonclient.grpc (its own process: see the header of this script)" >&2
-"$py" -m pytest -p no:cacheprovider -ra test/compat/test_tritonclient_grpc.py "$@" || rc_triton=$?
+  --ignore=test/compat/test_tritonclient_grpc.py --ignore=test/compat/test_graph_router.py "$@" || rc_main=$?
+echo "[compat] tritonclient.grpc, also through the InferenceGraph router (its own process: see the header of this script)" >&2
+"$py" -m pytest -p no:cacheprovider -ra test/compat/test_tritonclient_grpc.py test/compat/test_graph_router.py "$@" || rc_triton=$?
 
 failed=0
 for rc in "$rc_main" "$rc_triton"; do
