@@ -1,8 +1,7 @@
 /**
  * The InferenceGraph controller: watches graphs and what decides their outcome (the
  * router workloads they own, the InferenceServices they name, the ConfigMap), maps each
- * event to the graph's key, and reconciles keys from its own work queue; a periodic
- * resync repairs drift. When the InferenceGraph CRD is not installed it logs so and
+ * event to the graph's key, and reconciles keys from a loop of its own (reconcile-loop.ts). When the InferenceGraph CRD is not installed it logs so and
  * reconciles nothing (the InferenceService controller runs regardless).
  *
  * Lifecycle: start() once (when leading), stop() before exit or on losing leadership.
@@ -13,14 +12,14 @@ import { GRAPH_GROUP, GRAPH_PLURAL, GRAPH_VERSION, type InferenceGraph } from '.
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './api/inference-service.js';
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
 import type { ConfigSource } from './config/config-source.js';
-import { apiErrorMessage, isNotFound } from './kube/api-errors.js';
+import { isNotFound } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
-import { Watcher } from './kube/watcher.js';
+import type { Watcher } from './kube/watcher.js';
 import type { ControllerMetrics } from './metrics.js';
 import { InferenceGraphReconciler, serviceNamesOf } from './reconcile/graph/graph-reconciler.js';
 import { LABEL_GRAPH } from './reconcile/graph/router-workload.js';
 import { KNATIVE_SERVICES, type KnativeService } from './reconcile/knative/knative-service.js';
-import { WorkQueue } from './work-queue.js';
+import { ReconcileLoop } from './reconcile-loop.js';
 
 export interface GraphControllerOptions {
   readonly clients: KubeClients;
@@ -36,85 +35,78 @@ export interface GraphControllerOptions {
 }
 
 export class GraphController {
-  private readonly queue: WorkQueue;
-  private readonly reconciler: InferenceGraphReconciler;
-  private readonly watchers: Watcher<KubernetesObject>[] = [];
+  private readonly loop: ReconcileLoop;
   private graphs: Watcher<InferenceGraph> | undefined;
-  private isvcs!: Watcher<InferenceService>;
-  private resyncTimer: NodeJS.Timeout | undefined;
-  private started = false;
+  private isvcs: Watcher<InferenceService> | undefined;
 
   constructor(private readonly opts: GraphControllerOptions) {
     const log = opts.logger.child({ controller: 'inferencegraph' });
-    this.queue = new WorkQueue((key) => this.handle(key), {
-      concurrency: opts.concurrency,
-      baseDelayMs: opts.retryBaseMs,
-      maxDelayMs: opts.retryMaxMs,
-      onError: (key, err, retryInMs) => log.warn({ graph: key, err: apiErrorMessage(err), retryInMs }, 'reconcile failed; retrying'),
-    });
-    this.reconciler = new InferenceGraphReconciler({
+    const reconciler = new InferenceGraphReconciler({
       clients: opts.clients,
       config: () => opts.config.current(),
-      isvc: (ns, name) => this.isvcs.get(name, ns),
+      isvc: (ns, name) => this.isvcs?.get(name, ns),
       runtimes: (ns, name) => this.runtime(ns, name),
       knativeInstalled: opts.knativeInstalled,
       logger: log,
     });
+    this.loop = new ReconcileLoop({
+      kind: 'InferenceGraph',
+      kubeConfig: opts.clients.kubeConfig,
+      resyncPeriodMs: opts.resyncPeriodMs,
+      concurrency: opts.concurrency,
+      retryBaseMs: opts.retryBaseMs,
+      retryMaxMs: opts.retryMaxMs,
+      logger: log,
+      metrics: opts.metrics,
+      reconcile: (ns, name) => reconciler.reconcile(ns, name),
+      allKeys: () => (this.graphs?.list() ?? []).map((ig) => `${ig.metadata.namespace}/${ig.metadata.name}`),
+    });
     opts.config.onChange(() => {
-      if (this.started) this.enqueueAll(undefined);
+      if (this.loop.started) this.loop.addAll();
     });
   }
 
   get synced(): boolean {
-    return this.started;
+    return this.loop.started;
   }
 
   async start(): Promise<void> {
     const { custom, apps } = this.opts.clients;
+    const loop = this.loop;
     if (!(await this.crdInstalled())) {
       this.opts.logger.warn('the InferenceGraph CRD (inferencegraphs.serving.kserve.io) is not installed: InferenceGraphs are not reconciled');
-      this.started = true;
+      loop.startIdle();
       return;
     }
     const byLabel = (obj: KubernetesObject): void => {
       const graph = obj.metadata?.labels?.[LABEL_GRAPH];
-      if (graph && obj.metadata?.namespace) this.queue.add(`${obj.metadata.namespace}/${graph}`);
+      if (graph && obj.metadata?.namespace) loop.add(`${obj.metadata.namespace}/${graph}`);
     };
-    this.graphs = this.watch<InferenceGraph>('inferencegraphs', `/apis/${GRAPH_GROUP}/${GRAPH_VERSION}/${GRAPH_PLURAL}`, () =>
+    this.graphs = loop.watch<InferenceGraph>('inferencegraphs', `/apis/${GRAPH_GROUP}/${GRAPH_VERSION}/${GRAPH_PLURAL}`, () =>
       custom.listCustomObjectForAllNamespaces({ group: GRAPH_GROUP, version: GRAPH_VERSION, plural: GRAPH_PLURAL }) as Promise<KubernetesListObject<InferenceGraph>>,
-      (o) => this.queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`),
+      (o) => loop.add(`${o.metadata!.namespace}/${o.metadata!.name}`),
     );
     // An InferenceService that appears, gets an address or changes readiness moves the graphs naming it.
-    this.isvcs = this.watch<InferenceService>('inferenceservices (graphs)', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>
+    this.isvcs = loop.watch<InferenceService>('inferenceservices (graphs)', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>
       custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
       (o) => this.enqueueNaming(o.metadata?.namespace, o.metadata?.name),
     );
-    this.watch<V1Deployment>('deployments (graphs)', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_GRAPH }), byLabel, LABEL_GRAPH);
+    loop.watch<V1Deployment>('deployments (graphs)', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_GRAPH }), byLabel, LABEL_GRAPH);
     if (await this.opts.knativeInstalled()) {
-      this.watch<KnativeService>('knative-services (graphs)', '/apis/serving.knative.dev/v1/services', () =>
+      loop.watch<KnativeService>('knative-services (graphs)', '/apis/serving.knative.dev/v1/services', () =>
         custom.listCustomObjectForAllNamespaces({ ...KNATIVE_SERVICES, labelSelector: LABEL_GRAPH }) as Promise<KubernetesListObject<KnativeService>>,
         byLabel, LABEL_GRAPH,
       );
     }
-    await Promise.all(this.watchers.map((w) => w.start()));
-    await Promise.all(this.watchers.map((w) => w.synced));
-    this.queue.start();
-    this.enqueueAll(undefined);
-    this.resyncTimer = setInterval(() => this.enqueueAll(undefined), this.opts.resyncPeriodMs);
-    this.started = true;
-    this.opts.logger.info({ watchers: this.watchers.length }, 'InferenceGraph controller caches synced; reconciling');
+    await loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.resyncTimer) clearInterval(this.resyncTimer);
-    await Promise.all(this.watchers.map((w) => w.stop()));
-    this.watchers.length = 0;
-    await this.queue.stop();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   idle(): Promise<void> {
-    return this.queue.idle();
+    return this.loop.idle();
   }
 
   private async crdInstalled(): Promise<boolean> {
@@ -127,19 +119,9 @@ export class GraphController {
     }
   }
 
-  private watch<T extends KubernetesObject>(name: string, path: string, list: () => Promise<KubernetesListObject<T>>, onChange: (obj: T) => void, labelSelector?: string): Watcher<T> {
-    const w = new Watcher<T>(this.opts.clients.kubeConfig, { name, path, list, onChange, logger: this.opts.logger, ...(labelSelector ? { labelSelector } : {}) });
-    this.watchers.push(w as unknown as Watcher<KubernetesObject>);
-    return w;
-  }
-
-  private enqueueAll(namespace: string | undefined): void {
-    for (const ig of this.graphs?.list(namespace) ?? []) this.queue.add(`${ig.metadata.namespace}/${ig.metadata.name}`);
-  }
-
   private enqueueNaming(namespace: string | undefined, isvc: string | undefined): void {
     if (!namespace || !isvc) return;
-    for (const ig of this.graphs?.list(namespace) ?? []) if (serviceNamesOf(ig.spec).includes(isvc)) this.queue.add(`${namespace}/${ig.metadata.name}`);
+    for (const ig of this.graphs?.list(namespace) ?? []) if (serviceNamesOf(ig.spec).includes(isvc)) this.loop.add(`${namespace}/${ig.metadata.name}`);
   }
 
   /** A ServingRuntime of the namespace, else the ClusterServingRuntime of that name (KServe's GetServingRuntime). */
@@ -155,21 +137,6 @@ export class GraphController {
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
-    }
-  }
-
-  private async handle(key: string): Promise<void> {
-    const [namespace, name] = key.split('/') as [string, string];
-    const end = this.opts.metrics.reconcileSeconds.startTimer();
-    try {
-      const result = await this.reconciler.reconcile(namespace, name);
-      this.opts.metrics.reconciles.inc({ result: 'success' });
-      if (result.recheckAfterMs !== undefined && this.started) this.queue.addAfter(key, result.recheckAfterMs);
-    } catch (err) {
-      this.opts.metrics.reconciles.inc({ result: 'error' });
-      throw err;
-    } finally {
-      end();
     }
   }
 }

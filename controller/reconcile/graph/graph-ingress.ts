@@ -15,9 +15,9 @@ import type { IngressConfig } from '../../config/inferenceservice-config.js';
 import { SERVICE_PORT } from '../../constants.js';
 import { isNotFound } from '../../kube/api-errors.js';
 import { applyCustomObject, applyObject } from '../../kube/apply.js';
-import { DomainError, hostFor } from '../ingress/domain.js';
+import { hostFor } from '../ingress/domain.js';
 import { HTTP_ROUTES, type HttpRoute, httpRouteProblem } from '../ingress/http-route.js';
-import { LABEL_VISIBILITY, type IngressClients } from '../ingress/ingress-step.js';
+import { type IngressClients, wayIn } from '../ingress/ingress-step.js';
 import { INGRESS_READY, condition } from '../status/conditions.js';
 import { ROUTER_GRPC_PORT, graphMetadata } from './router-workload.js';
 
@@ -66,15 +66,10 @@ export interface GraphIngressOutcome {
 }
 
 export async function reconcileGraphIngress(clients: IngressClients, ig: InferenceGraph, ingress: IngressConfig, routerReady: boolean): Promise<GraphIngressOutcome> {
-  let url: string;
-  try {
-    url = `${ingress.urlScheme}://${hostFor(ig.metadata.name!, ig, ingress)}`;
-  } catch (err) {
-    if (err instanceof DomainError) return { condition: condition(INGRESS_READY, 'False', 'InvalidIngressDomain', err.message) };
-    throw err;
-  }
-  const internal = ig.metadata.labels?.[LABEL_VISIBILITY] === 'cluster-local' || ingress.ingressDomain === 'svc.cluster.local';
-  if (internal || ingress.disableIngressCreation) return { condition: condition(INGRESS_READY, 'True'), url };
+  const way = wayIn(ig, ingress);
+  if ('condition' in way) return way;
+  const { url } = way;
+  if (way.noObject) return { condition: condition(INGRESS_READY, 'True'), url };
   if (!routerReady) return { condition: condition(INGRESS_READY, 'False', 'RouterNotReady', 'the router is not ready: no ingress yet') };
   if (!ingress.enableGatewayApi) {
     await applyObject(clients.objects, desiredGraphIngress(ig, ingress));

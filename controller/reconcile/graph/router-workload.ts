@@ -14,7 +14,7 @@
  * - Knative: a Knative Service with KServe's autoscaling annotations and the graph's
  *   timeout.
  */
-import type { V1Container, V1Deployment, V1OwnerReference, V1PodSpec, V1ResourceRequirements, V1Service, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1OwnerReference, V1PodSpec, V1ResourceRequirements, V1Service } from '@kubernetes/client-node';
 import { GRAPH_GROUP, GRAPH_KIND, GRAPH_VERSION, type InferenceGraph } from '../../api/inference-graph.js';
 import type { AutoscalerConfig } from '../../config/inferenceservice-config.js';
 import type { RouterConfig } from '../../config/router.js';
@@ -25,12 +25,12 @@ import {
   ANN_KNATIVE_METRIC,
   ANN_KNATIVE_MIN_SCALE,
   ANN_KNATIVE_TARGET,
-  DEFAULT_CPU_UTILIZATION,
   DEFAULT_HTTP_PORT,
   LABEL_APP,
   SERVICE_PORT,
 } from '../../constants.js';
 import { KNATIVE_API_VERSION, type KnativeService } from '../knative/knative-service.js';
+import { type ScalingDecision, scalingFor } from '../standard/hpa.js';
 
 export const LABEL_GRAPH = 'serving.kserve.io/inferencegraph';
 /** KServe's constants.KServeWorkloadKind. */
@@ -135,31 +135,9 @@ export function desiredRouterService(ig: InferenceGraph, clusterIPNone: boolean)
   };
 }
 
-/** The HPA, or the replica count to declare when there is none (KServe's autoscaler reconciler). */
-export function routerScaling(ig: InferenceGraph, autoscaler: AutoscalerConfig): { hpa: V2HorizontalPodAutoscaler | undefined; replicas: number | undefined } {
-  const s = ig.spec;
-  const min = Math.max(s.minReplicas ?? 1, 1);
-  const max = Math.max(s.maxReplicas ?? 0, min);
-  const cls = ig.metadata.annotations?.[ANN_AUTOSCALER_CLASS] ?? 'hpa';
-  if (cls === 'none') return { hpa: undefined, replicas: s.minReplicas ?? 1 };
-  if (cls === 'external') return { hpa: undefined, replicas: undefined };
-  if (s.maxReplicas !== undefined && s.maxReplicas > 0 && min === max) return { hpa: undefined, replicas: min };
-  const metric = s.scaleMetric === 'memory' ? 'memory' : 'cpu';
-  return {
-    replicas: undefined,
-    hpa: {
-      apiVersion: 'autoscaling/v2',
-      kind: 'HorizontalPodAutoscaler',
-      metadata: graphMetadata(ig),
-      spec: {
-        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: ig.metadata.name! },
-        minReplicas: min,
-        maxReplicas: max,
-        metrics: [{ type: 'Resource', resource: { name: metric, target: { type: 'Utilization', averageUtilization: s.scaleTarget ?? DEFAULT_CPU_UTILIZATION } } }],
-        behavior: { scaleUp: { stabilizationWindowSeconds: autoscaler.scaleUpStabilizationWindowSeconds }, scaleDown: { stabilizationWindowSeconds: autoscaler.scaleDownStabilizationWindowSeconds } },
-      },
-    },
-  };
+/** The HPA, or the replica count to declare when there is none (KServe's autoscaler reconciler, as for a component). */
+export function routerScaling(ig: InferenceGraph, autoscaler: AutoscalerConfig): ScalingDecision {
+  return scalingFor(ig.spec, ig.metadata.annotations?.[ANN_AUTOSCALER_CLASS], autoscaler, ig.metadata.name!, graphMetadata(ig));
 }
 
 /** KServe's createKnativeService for a graph. */

@@ -47,16 +47,28 @@ export interface IngressClients {
 const GATEWAY_API_MISSING =
   'the Gateway API HTTPRoute CRD (httproutes.gateway.networking.k8s.io) is not installed: install the Gateway API or set ingress.enableGatewayApi to false in inferenceservice-config';
 
-export async function reconcileIngress(clients: IngressClients, isvc: InferenceService, ingress: IngressConfig, inputs: IngressInputs): Promise<IngressOutcome> {
+/**
+ * The way in to `owner` (an InferenceService or InferenceGraph): its `status.url`, and whether
+ * no object is made for it (an internal owner, or creation disabled), or why no URL can be
+ * made (`IngressReady` False).
+ */
+export function wayIn(owner: Pick<InferenceService, 'metadata'>, ingress: IngressConfig): { url: string; noObject: boolean } | { condition: Condition } {
   let url: string;
   try {
-    url = `${ingress.urlScheme}://${hostFor(isvc.metadata.name!, isvc, ingress)}`;
+    url = `${ingress.urlScheme}://${hostFor(owner.metadata.name!, owner, ingress)}`;
   } catch (err) {
     if (err instanceof DomainError) return { condition: condition(INGRESS_READY, 'False', 'InvalidIngressDomain', err.message) };
     throw err;
   }
-  const internal = isvc.metadata.labels?.[LABEL_VISIBILITY] === 'cluster-local' || ingress.ingressDomain === CLUSTER_LOCAL_DOMAIN;
-  if (internal || ingress.disableIngressCreation) return { condition: condition(INGRESS_READY, 'True'), url };
+  const internal = owner.metadata.labels?.[LABEL_VISIBILITY] === 'cluster-local' || ingress.ingressDomain === CLUSTER_LOCAL_DOMAIN;
+  return { url, noObject: internal || ingress.disableIngressCreation };
+}
+
+export async function reconcileIngress(clients: IngressClients, isvc: InferenceService, ingress: IngressConfig, inputs: IngressInputs): Promise<IngressOutcome> {
+  const way = wayIn(isvc, ingress);
+  if ('condition' in way) return way;
+  const { url } = way;
+  if (way.noObject) return { condition: condition(INGRESS_READY, 'True'), url };
   // KServe's reasons; the message carries the component's, so top-level Ready says why.
   for (const [name, backend] of [['Predictor', inputs.predictor], ['Transformer', inputs.transformer], ['Explainer', inputs.explainer]] as const) {
     if (backend && !backend.ready) {
