@@ -7,6 +7,7 @@
  * without decoding them; conditions read the body's JSON header.
  */
 import { HttpForwarder } from '../../server/sdk/predictor/http-forwarder.js';
+import { DEFAULT_MAX_INFLIGHT_ANSWER_BYTES } from '../../server/sdk/predictor/predictor-config.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 import { bytesOf } from '../gjson/index.js';
 import { type GoValue, goJsonSyntaxError, marshalGo, unmarshalObject } from '../go-json.js';
@@ -47,6 +48,8 @@ export class StepPools {
         requestTimeoutSeconds: this.timeoutSeconds ?? Infinity,
         retries: 0,
         healthCheck: false,
+        // Each step origin's pool holds at most this many bytes of answers being read.
+        maxInflightAnswerBytes: DEFAULT_MAX_INFLIGHT_ANSWER_BYTES,
       });
       this.#pools.set(key, pool);
     }

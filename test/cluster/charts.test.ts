@@ -275,6 +275,7 @@ describe('helm install and upgrade against the apiserver', () => {
     const items = (JSON.parse(crds.stdout) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }).items;
     expect(items.map((c) => c.metadata.name).sort()).toEqual([
       'clusterservingruntimes.serving.kserve.io',
+      'inferencegraphs.serving.kserve.io',
       'inferenceservices.serving.kserve.io',
       'servingruntimes.serving.kserve.io',
     ]);

@@ -11,7 +11,7 @@ import { validateInferenceGraph } from './graph-validator.js';
 export function graphValidatingWebhook(): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
-    const ig = requestObject<InferenceGraph>(request, 'object', INFERENCE_GRAPH_SHAPE);
+    const ig = requestObject<InferenceGraph>(request, 'object', INFERENCE_GRAPH_SHAPE, 'InferenceGraph');
     // Never block the updates that finish a deletion (finalizer removal), as KServe.
     if (request.operation === 'UPDATE' && ig.metadata?.deletionTimestamp) return allow();
     const problem = validateInferenceGraph(ig);
