@@ -7,7 +7,6 @@
  * Lifecycle: start() once (when leading), stop() before exit or on losing leadership.
  */
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './api/inference-service.js';
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
 import type { ConfigSource } from './config/config-source.js';
@@ -15,21 +14,14 @@ import { LABEL_COMPONENT, LABEL_ISVC } from './constants.js';
 import { isNotFound } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import type { Watcher } from './kube/watcher.js';
-import type { ControllerMetrics } from './metrics.js';
 import { KNATIVE_SERVICES, type KnativeService } from './reconcile/knative/knative-service.js';
 import { InferenceServiceReconciler } from './reconcile/inference-service-reconciler.js';
-import { ReconcileLoop } from './reconcile-loop.js';
+import { ReconcileLoop, loopTuning, type LoopTuning } from './reconcile-loop.js';
 
-export interface ControllerOptions {
+export interface ControllerOptions extends LoopTuning {
   readonly clients: KubeClients;
   /** The live inferenceservice-config (started by the caller). */
   readonly config: ConfigSource;
-  readonly resyncPeriodMs: number;
-  readonly concurrency: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  readonly logger: Logger;
-  readonly metrics: ControllerMetrics;
 }
 
 export class Controller {
@@ -57,13 +49,8 @@ export class Controller {
     });
     this.loop = new ReconcileLoop({
       kind: 'InferenceService',
+      ...loopTuning(opts),
       kubeConfig: opts.clients.kubeConfig,
-      resyncPeriodMs: opts.resyncPeriodMs,
-      concurrency: opts.concurrency,
-      retryBaseMs: opts.retryBaseMs,
-      retryMaxMs: opts.retryMaxMs,
-      logger: opts.logger,
-      metrics: opts.metrics,
       reconcile: (ns, name) => reconciler.reconcile(ns, name),
       allKeys: () => this.keys(undefined),
       onResync: () => {

@@ -7,7 +7,6 @@
  * Lifecycle: start() once (when leading), stop() before exit or on losing leadership.
  */
 import type { KubernetesListObject, KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
 import { GRAPH_GROUP, GRAPH_PLURAL, GRAPH_VERSION, type InferenceGraph } from './api/inference-graph.js';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION, type InferenceService } from './api/inference-service.js';
 import { CLUSTER_SERVING_RUNTIME_PLURAL, RUNTIME_GROUP, RUNTIME_VERSION, SERVING_RUNTIME_PLURAL, type ServingRuntime } from './api/serving-runtime.js';
@@ -15,23 +14,16 @@ import type { ConfigSource } from './config/config-source.js';
 import { isNotFound } from './kube/api-errors.js';
 import type { KubeClients } from './kube/clients.js';
 import type { Watcher } from './kube/watcher.js';
-import type { ControllerMetrics } from './metrics.js';
 import { InferenceGraphReconciler, serviceNamesOf } from './reconcile/graph/graph-reconciler.js';
 import { LABEL_GRAPH } from './reconcile/graph/router-workload.js';
 import { KNATIVE_SERVICES, type KnativeService } from './reconcile/knative/knative-service.js';
-import { ReconcileLoop } from './reconcile-loop.js';
+import { ReconcileLoop, loopTuning, type LoopTuning } from './reconcile-loop.js';
 
-export interface GraphControllerOptions {
+export interface GraphControllerOptions extends LoopTuning {
   readonly clients: KubeClients;
   readonly config: ConfigSource;
-  readonly resyncPeriodMs: number;
-  readonly concurrency: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
   /** Whether the Knative Service CRD is served (the InferenceService controller's cached check). */
   readonly knativeInstalled: () => Promise<boolean>;
-  readonly logger: Logger;
-  readonly metrics: ControllerMetrics;
 }
 
 export class GraphController {
@@ -51,13 +43,9 @@ export class GraphController {
     });
     this.loop = new ReconcileLoop({
       kind: 'InferenceGraph',
+      ...loopTuning(opts),
       kubeConfig: opts.clients.kubeConfig,
-      resyncPeriodMs: opts.resyncPeriodMs,
-      concurrency: opts.concurrency,
-      retryBaseMs: opts.retryBaseMs,
-      retryMaxMs: opts.retryMaxMs,
       logger: log,
-      metrics: opts.metrics,
       reconcile: (ns, name) => reconciler.reconcile(ns, name),
       allKeys: () => (this.graphs?.list() ?? []).map((ig) => `${ig.metadata.namespace}/${ig.metadata.name}`),
     });

@@ -14,16 +14,25 @@ import { Watcher } from './kube/watcher.js';
 import type { ControllerMetrics } from './metrics.js';
 import { WorkQueue } from './work-queue.js';
 
-export interface ReconcileLoopOptions {
-  /** The kind reconciled, for logs and the metrics' `kind` label. */
-  readonly kind: string;
-  readonly kubeConfig: KubeConfig;
+/** How a loop runs: the controller's flags, the same for every kind. */
+export interface LoopTuning {
   readonly resyncPeriodMs: number;
   readonly concurrency: number;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
   readonly logger: Logger;
   readonly metrics: ControllerMetrics;
+}
+
+/** The tuning fields of a caller's options (which carry more). */
+export function loopTuning(o: LoopTuning): LoopTuning {
+  return { resyncPeriodMs: o.resyncPeriodMs, concurrency: o.concurrency, retryBaseMs: o.retryBaseMs, retryMaxMs: o.retryMaxMs, logger: o.logger, metrics: o.metrics };
+}
+
+export interface ReconcileLoopOptions extends LoopTuning {
+  /** The kind reconciled, for logs and the metrics' `kind` label. */
+  readonly kind: string;
+  readonly kubeConfig: KubeConfig;
   /** Reconciles one object; `recheckAfterMs` asks to look again (something not watched is pending). */
   readonly reconcile: (namespace: string, name: string) => Promise<{ readonly recheckAfterMs?: number }>;
   /** Every key of the kind, for the resync. */
