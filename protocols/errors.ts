@@ -152,6 +152,16 @@ export function fromWireError(wire: WireError): KServeError {
 }
 
 /**
+ * A runtime's failure as a catalogue error, exactly as it reads after crossing a worker
+ * boundary (toWireError there, fromWireError here): code that runs the same runtime on the
+ * main thread maps its errors through this, so one failure reads the same whichever thread
+ * ran it.
+ */
+export function runtimeError(err: unknown): KServeError {
+  return fromWireError(toWireError(err));
+}
+
+/**
  * Turns anything thrown into a catalogue error. Unknown errors keep the anchor's
  * `"<Type> : <message>"` form; stacks never reach a client.
  */

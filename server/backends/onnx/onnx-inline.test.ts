@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { toKServeError } from '../../../protocols/errors.js';
 import { fixture } from '../../../test/helpers/server.js';
 import type { ModelInstance } from '../../backend.js';
 import { onnxBackend } from './onnx-backend.js';
@@ -78,6 +79,34 @@ describe('onnx inline execution', () => {
       expect(Array.from(out?.data as Float32Array)).toEqual(Array.from({ length: 16 }, (_, i) => i - 2));
     } finally {
       await m.unload();
+    }
+  });
+
+  it('a request onnxruntime fails reads the same inline and in the worker: one kind, status and message', async () => {
+    // add_free_dims: [2,16] + [3,16] pass every check before the graph (the dims are named
+    // differently), so onnxruntime itself fails the run.
+    const rows = (n: number) => ({ shape: [n, 16], data: new Float32Array(16 * n).fill(1) });
+    // Fresh buffers for each call: the worker path takes (transfers) the request's own.
+    const inputs = () => [
+      { name: 'INPUT0', datatype: 'FP32' as const, ...rows(2) },
+      { name: 'INPUT1', datatype: 'FP32' as const, ...rows(3) },
+    ];
+    /** The failure as a transport answers it (toKServeError is what REST and gRPC apply). */
+    const failure = async (m: ModelInstance) => {
+      const err = toKServeError(await m.infer(inputs(), ['OUTPUT0']).then(() => new Error('the inference did not fail'), (e: unknown) => e));
+      return { kind: err.kind, httpStatus: err.httpStatus, grpcCode: err.grpcCode, message: err.message };
+    };
+    const inline = await load('add_free_dims', ANY_TIME);
+    const worker = await load('add_free_dims', 0);
+    try {
+      expect(inline.inline).toBe(true);
+      expect(worker.inline).toBe(false);
+      const fromWorker = await failure(worker);
+      expect(fromWorker).toMatchObject({ kind: 'InferenceError', httpStatus: 500, message: expect.stringContaining('Attempting to broadcast an axis by a dimension other than 1') });
+      expect(await failure(inline)).toEqual(fromWorker);
+    } finally {
+      await inline.unload();
+      await worker.unload();
     }
   });
 

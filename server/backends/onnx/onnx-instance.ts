@@ -8,7 +8,7 @@
  * fail fast; the repository reports the model as failed on its next readiness check.
  */
 import { type NumericArray, type TensorData, isDatatype } from '../../../protocols/datatypes.js';
-import { errors } from '../../../protocols/errors.js';
+import { errors, runtimeError } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { InferContext, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
 import { spawnWorker } from '../../worker-entry.js';
@@ -169,7 +169,11 @@ export class OnnxInstance implements ModelInstance {
     const inline = this.#inline;
     if (inline !== undefined && fitsInline(inputs, inline.maxElements)) {
       const feeds = inputs.map((t): WireTensor => ({ name: t.name, type: ortFromV2(t.datatype), dims: t.shape, data: t.data as NumericArray }));
-      const outputs = await inline.runner.run({ feeds, fetches: outputNames }, (d) => d);
+      // onnxruntime's failure reads as it does from the worker (which the warm-up timing, not
+      // the request, decided against): one status and message for one failed request.
+      const outputs = await inline.runner.run({ feeds, fetches: outputNames }, (d) => d).catch((e: unknown) => {
+        throw runtimeError(e);
+      });
       return outputs.map(fromWire);
     }
     const { feeds, transfer } = toWire(inputs);
