@@ -142,6 +142,23 @@ export class Metrics {
     });
   }
 
+  readonly #heldRequestBytes = new Map<'rest' | 'grpc', () => number>();
+
+  /**
+   * `kserve_request_bytes_held{transport}`: request bytes the server holds now against
+   * --rest_max_inflight_body_bytes (rest) or --grpc_max_inflight_message_bytes (grpc), read
+   * from `held` at every scrape; a transport without that budget has no series.
+   */
+  trackHeldRequestBytes(transport: 'rest' | 'grpc', held: () => number): void {
+    const sources = this.#heldRequestBytes;
+    if (sources.size === 0) {
+      this.#scrapedGauge('kserve_request_bytes_held', 'request bytes held at once against --rest_max_inflight_body_bytes / --grpc_max_inflight_message_bytes', ['transport'], function* () {
+        for (const [name, read] of sources) yield [{ transport: name }, read()];
+      });
+    }
+    sources.set(transport, held);
+  }
+
   /** A gauge rebuilt from `read` at every scrape: its series are exactly what `read` yields then. */
   #scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Iterable<readonly [Record<L, string>, number]>): void {
     new Gauge({

@@ -33,6 +33,7 @@ describe('metrics', () => {
         'kserve_batch_size',
         'kserve_batch_queue_seconds',
         'kserve_model_queue_depth',
+        'kserve_request_bytes_held',
       ]),
     );
     for (const metric of metrics) {

@@ -127,6 +127,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
 
   const limitLog = new LimitLog(logger);
   const budget = messageBudget(limits.grpcMaxInflightMessageBytes, limitLog);
+  if (limits.grpcMaxInflightMessageBytes > 0) opts.metrics.trackHeldRequestBytes('grpc', () => budget.held);
 
   let closing: Promise<void> | undefined;
   return {

@@ -2,10 +2,13 @@
  * --grpc_max_inflight_message_bytes: stalled uploads cannot hold more than the budget over
  * all connections; a call that would pass it is reset (RESOURCE_EXHAUSTED for gRPC
  * clients), calls within it are served, and the bytes are released when a call ends.
+ * Each step waits (bounded) for the bytes the server reports holding
+ * (kserve_request_bytes_held), never for a time in which they should have arrived.
  */
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcClient } from '../../test/grpc/client.js';
+import { untilBytesHeld } from '../../test/helpers/held-bytes.js';
 import { type LogLines, logLines } from '../../test/helpers/log-lines.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
 
@@ -44,7 +47,8 @@ describe('gRPC in-flight message budget', () => {
     const first = stalledUpload(3 * MiB);
     const sessions = [first.session];
     try {
-      await new Promise((r) => setTimeout(r, 300)); // let its bytes arrive
+      // The server holds all its bytes (the 5-byte message prefix and 3 MiB): as the budget counts them.
+      await untilBytesHeld(t.server, 'grpc', 3 * MiB + 5);
       const second = stalledUpload(2 * MiB);
       sessions.push(second.session);
       expect(await second.closed).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
@@ -57,7 +61,7 @@ describe('gRPC in-flight message budget', () => {
         // Once the stalled call ends, its bytes are released: a 3.5 MiB call fits again.
         first.session.destroy();
         await first.closed;
-        await new Promise((r) => setTimeout(r, 100));
+        await untilBytesHeld(t.server, 'grpc', 0);
         const n = Math.floor((3.5 * MiB) / 4);
         const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] } as never);
         expect(big.outputs?.[0]?.shape?.map(Number)).toEqual([n / 16, 16]);
@@ -67,5 +71,5 @@ describe('gRPC in-flight message budget', () => {
     } finally {
       for (const s of sessions) s.destroy();
     }
-  }, 60_000);
+  });
 });

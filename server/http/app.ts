@@ -99,7 +99,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
       done();
     });
   }
-  limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes, limitLog);
+  const bodies = limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes, limitLog);
+  if (bodies !== undefined) opts.metrics.trackHeldRequestBytes('rest', () => bodies.held);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
   registerErrorHandlers(app, opts.bodyLimit);
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));

@@ -15,8 +15,9 @@ import type { LimitLog } from '../limit-log.js';
 
 const SMALL = 64 * 1024;
 
-export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number, log: LimitLog): void {
-  if (maxBytes <= 0) return;
+/** Counts the bodies of `app`'s requests against one budget of `maxBytes`; returns it (none when 0). */
+export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number, log: LimitLog): ByteBudget | undefined {
+  if (maxBytes <= 0) return undefined;
   const budget = new ByteBudget(maxBytes);
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
@@ -47,4 +48,5 @@ export function limitBodyBytesInFlight(app: FastifyInstance, maxBytes: number, l
     payload.on('error', (e) => counted.destroy(e));
     done(null, counted);
   });
+  return budget;
 }

@@ -9,9 +9,12 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpc, grpcClient } from '../../test/grpc/client.js';
-import { expectError, get, post } from '../../test/helpers/http.js';
+import { expectError, get, metricValue, post } from '../../test/helpers/http.js';
+import { untilBytesHeld } from '../../test/helpers/held-bytes.js';
 import { type LogLines, logLines } from '../../test/helpers/log-lines.js';
+import { ModelGate, untilQueueDepth } from '../../test/helpers/model-gate.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 
 /** Sends raw bytes and resolves with everything the server wrote before closing. */
 function raw(url: string, chunks: readonly (string | Buffer)[], opts: { keepOpen?: boolean } = {}): Promise<string> {
@@ -124,10 +127,10 @@ describe('REST transport limits', () => {
         const r = parse(await raw(t.url, [`GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]));
         expect(r.status, p).toBe(200);
       }
-      // The flood was bounded: at most the limit's worth of those connections is still open.
+      // The flood was bounded: at most the limit's worth of those connections stays open (the
+      // server has closed the others; their clients see it as it arrives).
       const open = () => sockets.filter((s) => !s.destroyed && s.readyState === 'open').length;
-      for (let i = 0; i < 100 && open() > 64; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(open()).toBeLessThanOrEqual(64);
+      await waitFor(open, { until: (n) => n <= 64, intervalMs: 50, description: 'at most 64 of the 500 connections open' });
     } finally {
       for (const s of sockets) s.destroy();
     }
@@ -135,65 +138,68 @@ describe('REST transport limits', () => {
 });
 
 describe('load shedding', () => {
+  // The two requests the model may hold are held at it (test/helpers/model-gate.ts) until the
+  // others have been answered: which requests overlap is decided by the test, not by how long
+  // an inference takes.
+  const gate = new ModelGate();
   let t: TestServer;
   let repo: ReturnType<typeof makeRepository>;
   beforeAll(async () => {
-    repo = makeRepository({ slow: 'slow_matmul' });
-    t = await startServer(['--model_repository', repo.dir, '--max_queued_requests', '2'], { grpc: true });
+    repo = makeRepository({ m: 'identity_fp32' });
+    t = await startServer(['--model_repository', repo.dir, '--max_queued_requests', '2'], { grpc: true, backends: gate.backends() });
   });
   afterAll(async () => {
+    gate.release();
     await t.close();
     repo.cleanup();
   });
 
-  const rows = 300;
-  const body = () => {
-    const head = Buffer.from(JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [rows, 1024], parameters: { binary_data_size: rows * 4096 } }] }));
-    return { body: Buffer.concat([head, Buffer.alloc(rows * 4096)]), headers: { 'inference-header-content-length': String(head.byteLength) } };
-  };
+  const OVERLOADED = 'Model with name m is overloaded: 2 requests are already queued or running (--max_queued_requests); retry later.';
+  const v2 = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], data: new Array<number>(16).fill(1) }] };
+  const depth = async () => metricValue(await t.server.metrics.render(), 'kserve_model_queue_depth', { model_name: 'm' });
 
   it('past --max_queued_requests a model answers 503 with Retry-After, the others run; its queue depth is a metric', async () => {
-    const requests = Array.from({ length: 8 }, () => {
-      const b = body();
-      return post(`${t.url}/v2/models/slow/infer`, b.body, b.headers);
-    });
-    // While they are in flight, the gauge shows the model's depth (bounded by the limit).
-    let depth = '';
-    for (let i = 0; i < 200 && depth === ''; i++) {
-      depth = /kserve_model_queue_depth\{model_name="slow"\} ([12])/.exec(await t.server.metrics.render())?.[1] ?? '';
-      if (depth === '') await new Promise((r) => setTimeout(r, 5));
+    gate.hold();
+    try {
+      // Two requests reach the model and wait there: the model holds its limit.
+      const admitted = [post(`${t.url}/v2/models/m/infer`, v2), post(`${t.url}/v2/models/m/infer`, v2)];
+      await gate.untilHeld(2);
+      await untilQueueDepth(t.server, 'm', 2);
+      // Every further request is shed at once, none reaches the model.
+      const shed = await Promise.all(Array.from({ length: 6 }, () => post(`${t.url}/v2/models/m/infer`, v2)));
+      for (const r of shed) {
+        expectError(r, 503, OVERLOADED);
+        expect(r.headers.get('retry-after')).toBe('1');
+      }
+      expect(gate.held).toHaveLength(2);
+      expect(await depth()).toBe(2);
+      gate.release();
+      for (const r of await Promise.all(admitted)) expect(r.status, r.text).toBe(200);
+    } finally {
+      gate.release();
     }
-    const results = await Promise.all(requests);
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
-    const shed = results.filter((r) => r.status === 503);
-    expect(shed.length).toBeGreaterThan(0);
-    for (const r of shed) {
-      expectError(r, 503, 'Model with name slow is overloaded: 2 requests are already queued or running (--max_queued_requests); retry later.');
-      expect(r.headers.get('retry-after')).toBe('1');
-    }
-    expect(depth).not.toBe('');
     // Once they are done the queue is empty again, and the model serves.
-    expect(await t.server.metrics.render()).toMatch(/kserve_model_queue_depth\{model_name="slow"\} 0/);
-    const b = body();
-    expect((await post(`${t.url}/v2/models/slow/infer`, b.body, b.headers)).status).toBe(200);
+    expect(await depth()).toBe(0);
+    expect((await post(`${t.url}/v2/models/m/infer`, v2)).status).toBe(200);
   });
 
   it('over gRPC the shed requests are UNAVAILABLE', async () => {
     const c = grpcClient(t.grpcAddress as string);
-    try {
-      const calls = Array.from({ length: 8 }, () =>
-        c.infer({ model_name: 'slow', inputs: [{ name: 'X', datatype: 'FP32', shape: [String(rows), '1024'] }], raw_input_contents: [Buffer.alloc(rows * 4096)] }).then(
-          () => 'OK',
-          (e: grpc.ServiceError) => `${e.code} ${e.details}`,
-        ),
+    const call = () =>
+      c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: ['1', '16'], contents: { fp32_contents: new Array<number>(16).fill(1) } }] }).then(
+        () => 'OK',
+        (e: grpc.ServiceError) => `${e.code} ${e.details}`,
       );
-      const outcomes = await Promise.all(calls);
-      expect(outcomes.filter((o) => o !== 'OK' && !o.startsWith(`${grpc.status.UNAVAILABLE} Model with name slow is overloaded`))).toEqual([]);
-      expect(outcomes.filter((o) => o !== 'OK').length).toBeGreaterThan(0);
-      expect(outcomes.filter((o) => o === 'OK').length).toBeGreaterThanOrEqual(2);
+    gate.hold();
+    try {
+      const admitted = [call(), call()];
+      await gate.untilHeld(2);
+      await untilQueueDepth(t.server, 'm', 2);
+      expect(await Promise.all(Array.from({ length: 6 }, call))).toEqual(new Array(6).fill(`${grpc.status.UNAVAILABLE} ${OVERLOADED}`));
+      gate.release();
+      expect(await Promise.all(admitted)).toEqual(['OK', 'OK']);
     } finally {
+      gate.release();
       c.close();
     }
   });
@@ -208,12 +214,13 @@ it('an idle gRPC connection is closed after --grpc_max_connection_idle_seconds',
     // The test client hides its channel; a fresh one shows the server's GOAWAY as IDLE.
     const probe = new grpc.Client(t.grpcAddress as string, grpc.credentials.createInsecure());
     const ch = channel ?? probe.getChannel();
-    await new Promise<void>((resolve, reject) => probe.waitForReady(Date.now() + 5000, (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) => probe.waitForReady(Date.now() + 60_000, (e) => (e ? reject(e) : resolve())));
     expect(ch.getConnectivityState(false)).toBe(grpc.connectivityState.READY);
-    let state = ch.getConnectivityState(false);
-    for (let i = 0; i < 3 && state === grpc.connectivityState.READY; i++) {
-      state = await new Promise((resolve) => ch.watchConnectivityState(state, Date.now() + 5000, () => resolve(ch.getConnectivityState(false))));
-    }
+    // Bounded: a server that never closes it fails this as a timeout.
+    const state = await waitFor(
+      () => new Promise<grpc.connectivityState>((resolve) => ch.watchConnectivityState(grpc.connectivityState.READY, Date.now() + 1000, () => resolve(ch.getConnectivityState(false)))),
+      { until: (s) => s !== grpc.connectivityState.READY, timeoutMs: 60_000, intervalMs: 0, description: 'the idle connection to leave READY' },
+    );
     expect(state).not.toBe(grpc.connectivityState.READY);
     probe.close();
   } finally {
@@ -248,30 +255,22 @@ describe('request bytes held at once', () => {
         s.on('error', () => undefined);
       });
     try {
-      // Two clients send 1.2 MiB each of a 2.4 MiB body, then stall: 2.4 of the 3 MiB held.
-      for (let i = 0; i < 2; i++) stalled.push(await sendPart(Math.floor(1.2 * 2 ** 20)));
-      // Wait (bounded) until the server has read what they sent.
-      const third = Buffer.alloc(1.5 * 2 ** 20, 0x20);
-      let r: Awaited<ReturnType<typeof post>> | undefined;
-      for (let i = 0; i < 50; i++) {
-        r = await post(`${t.url}/v2/models/m/infer`, third, { 'content-type': 'application/json' });
-        if (r.status === 503) break;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      expectError(r as NonNullable<typeof r>, 503, /^Server is busy: the server already holds \d+ bytes of request bodies \(limit --rest_max_inflight_body_bytes 3145728\); retry later\.$/);
-      expect(r?.headers.get('retry-after')).toBe('1');
+      // Two clients send 1.2 MiB each of a 2.4 MiB body, then stall: 2.4 of the 3 MiB held,
+      // once the server has read them (its own count, waited for).
+      const part = Math.floor(1.2 * 2 ** 20);
+      for (let i = 0; i < 2; i++) stalled.push(await sendPart(part));
+      await untilBytesHeld(t.server, 'rest', 2 * part);
+      const r = await post(`${t.url}/v2/models/m/infer`, Buffer.alloc(1.5 * 2 ** 20, 0x20), { 'content-type': 'application/json' });
+      expectError(r, 503, /^Server is busy: the server already holds \d+ bytes of request bodies \(limit --rest_max_inflight_body_bytes 3145728\); retry later\.$/);
+      expect(r.headers.get('retry-after')).toBe('1');
       expect(await log.waitFor((l) => l['limit'] === '--rest_max_inflight_body_bytes')).toMatchObject({ level: 40, max: 3 * 2 ** 20 });
     } finally {
       for (const s of stalled) s.destroy();
     }
     // Their bytes are released with their connections: a large body is served again.
+    await untilBytesHeld(t.server, 'rest', 0);
     const data = new Array(100_000).fill(0.25);
-    let ok = 0;
-    for (let i = 0; i < 50 && ok !== 200; i++) {
-      ok = (await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, data.length], data }] })).status;
-      if (ok !== 200) await new Promise((res) => setTimeout(res, 100));
-    }
-    expect(ok).toBe(200);
+    expect((await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, data.length], data }] })).status).toBe(200);
   });
 });
 
