@@ -1,23 +1,30 @@
 /**
  * --grpc_max_connections: a flood of idle HTTP/2 connections is bounded (the oldest idle
  * ones are closed to make room), a call in progress is never cut to make room, and a fresh
- * client still gets answers.
+ * client still gets answers. The calls in progress are held at the model (ModelGate) while
+ * new connections arrive, so they are in progress by construction, however fast the machine.
  */
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 import { grpcClient } from '../../test/grpc/client.js';
+import { ModelGate } from '../../test/helpers/model-gate.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 
 const MAX = 16;
 let t: TestServer;
 let repo: ReturnType<typeof makeRepository>;
 
+const gate = new ModelGate();
+
 beforeAll(async () => {
-  repo = makeRepository({ slow: 'slow_matmul', m: 'identity_fp32' });
-  t = await startServer(['--model_repository', repo.dir, '--grpc_max_connections', String(MAX), '--grpc_max_receive_message_length', String(64 << 20), '--grpc_max_send_message_length', String(64 << 20)], { grpc: true });
+  repo = makeRepository({ m: 'identity_fp32' });
+  t = await startServer(['--model_repository', repo.dir, '--grpc_max_connections', String(MAX)], { grpc: true, backends: gate.backends() });
 });
 
 afterAll(async () => {
+  gate.release();
   await t?.close();
   repo?.cleanup();
 });
@@ -32,14 +39,30 @@ function idleSession(): Promise<http2.ClientHttp2Session> {
   });
 }
 
+/** Sends one whole ModelInfer call on `session`; `status` is its grpc-status once it ends. */
+async function callOn(session: http2.ClientHttp2Session): Promise<{ session: http2.ClientHttp2Session; status: Promise<string | undefined> }> {
+  const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }] } as never);
+  const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
+  stream.on('error', () => undefined);
+  let grpcStatus: string | undefined;
+  const take = (h: http2.IncomingHttpHeaders) => (grpcStatus ??= h['grpc-status'] as string | undefined);
+  stream.on('response', take);
+  stream.on('trailers', take);
+  stream.resume();
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(message.length, 1);
+  stream.end(Buffer.concat([prefix, message]));
+  return { session, status: new Promise((resolve) => stream.once('close', () => resolve(grpcStatus))) };
+}
+
 describe('gRPC connection limit', () => {
   it('keeps at most the limit of idle connections open and still answers a new client', async () => {
     const sessions: http2.ClientHttp2Session[] = [];
     try {
       for (let i = 0; i < 100; i++) sessions.push(await idleSession());
+      // The server has closed the others; their clients see it as it arrives.
       const open = () => sessions.filter((s) => !s.closed && !s.destroyed).length;
-      for (let i = 0; i < 100 && open() > MAX; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(open()).toBeLessThanOrEqual(MAX);
+      await waitFor(open, { until: (n) => n <= MAX, intervalMs: 50, description: `at most ${MAX} of the 100 connections open` });
       const c = grpcClient(t.grpcAddress as string);
       try {
         expect(await c.call('ServerLive')).toEqual({ live: true });
@@ -51,24 +74,28 @@ describe('gRPC connection limit', () => {
     }
   });
 
-  it('never closes a connection with a call in progress to make room', async () => {
-    const busy = grpcClient(t.grpcAddress as string, { 'grpc.max_send_message_length': 64 << 20, 'grpc.max_receive_message_length': 64 << 20 });
-    const sessions: http2.ClientHttp2Session[] = [];
+  it('never closes a connection with a call in progress to make room: with every connection busy, a new one is refused', async () => {
+    const busy: Array<{ session: http2.ClientHttp2Session; status: Promise<string | undefined> }> = [];
+    gate.hold();
     try {
-      const rows = 2048;
-      const call = busy.infer({
-        model_name: 'slow',
-        inputs: [{ name: 'X', datatype: 'FP32', shape: [rows, 1024] }],
-        raw_input_contents: [Buffer.from(new Float32Array(rows * 1024).fill(1).buffer)],
-      } as never);
-      // While it runs, flood past the limit: the idle ones make room, the busy one stays.
-      await new Promise((r) => setTimeout(r, 50));
-      for (let i = 0; i < 3 * MAX; i++) sessions.push(await idleSession());
-      const res = await call;
-      expect(res.outputs?.[0]?.shape?.map(Number)).toEqual([rows, 1024]);
+      // MAX connections, each with a call in progress (held at the model) before the next
+      // opens: any idle connection left from before has been closed to make room for them.
+      for (let i = 0; i < MAX; i++) {
+        busy.push(await callOn(await idleSession()));
+        await gate.untilHeld(i + 1);
+      }
+      // No idle connection to close: the new one is refused, none of the busy ones cut.
+      // Whichever the server does first: refuse the newcomer or end a held call.
+      const newcomer = await idleSession();
+      const refused = new Promise<string>((resolve) => (newcomer.closed || newcomer.destroyed ? resolve('newcomer refused') : newcomer.once('close', () => resolve('newcomer refused'))));
+      const first = await Promise.race([refused, ...busy.map((b, i) => b.status.then((st) => `busy call ${i} ended with grpc-status ${st}`))]);
+      expect(first).toBe('newcomer refused');
+      expect(busy.filter((b) => b.session.closed || b.session.destroyed)).toEqual([]);
+      gate.release();
+      expect(await Promise.all(busy.map((b) => b.status))).toEqual(new Array(MAX).fill('0'));
     } finally {
-      for (const s of sessions) s.destroy();
-      busy.close();
+      gate.release();
+      for (const b of busy) b.session.destroy();
     }
-  }, 60_000);
+  });
 });
