@@ -12,7 +12,11 @@ export interface CliProcess {
   output(): string;
   /** Resolves with the first JSON log line for which `match` is true. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
-  /** Resolves with the exit code. */
+  /**
+   * Resolves with the exit code once the process has exited AND its stdout and stderr have
+   * been read to their end, so output() then holds everything it wrote. ('exit' can come
+   * before the pipes' last data, which a loaded machine then delivers later.)
+   */
   exited: Promise<number | null>;
 }
 
@@ -27,7 +31,7 @@ export function runCli(args: string[]): CliProcess {
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const lines = (): Record<string, unknown>[] =>
     out.split('\n').flatMap((l) => {
       try {
