@@ -117,6 +117,8 @@ export class ReconcileLoop {
     try {
       const result = await this.opts.reconcile(namespace, name);
       metrics.reconciles.inc({ kind, result: 'success' });
+      // As controller-runtime's "Reconcile successful": every write of this pass is done.
+      this.opts.logger.debug({ kind, key }, 'reconciled');
       if (result.recheckAfterMs !== undefined && this.running) this.queue.addAfter(key, result.recheckAfterMs);
     } catch (err) {
       metrics.reconciles.inc({ kind, result: 'error' });

@@ -437,8 +437,9 @@ describe('resilience', () => {
     expect(await controller.stop()).toBe(0);
     controller = await startController(cp, 'replica-a2', [], controllerKubeconfig);
     await controller.cli.waitForLog((l) => l['msg'] === 'controller caches synced; reconciling', 60_000);
-    // Give the restarted controller time to reconcile everything once.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The restarted controller has reconciled this InferenceService once (its own log line
+    // after every write of the pass), whatever the time that took.
+    await controller.cli.waitForLog((l) => l['msg'] === 'reconciled' && l['kind'] === 'InferenceService' && l['key'] === `${ns}/steady`, 90_000);
     const deps = await c.apps.listNamespacedDeployment({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=steady' });
     expect(deps.items).toHaveLength(1);
     expect(deps.items[0]?.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);

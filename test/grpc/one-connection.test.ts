@@ -20,6 +20,7 @@ import { freePort } from '../helpers/free-port.js';
 import { type FrameTap, startFrameTap } from '../helpers/h2-frame-tap.js';
 import { type CliProcess, restPort, runCli } from '../helpers/process.js';
 import { makeRepository } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { grpcClient } from './client.js';
 
 const ENHANCE_YOUR_CALM = 11;
@@ -51,13 +52,14 @@ beforeAll(async () => {
     '--http_port', '0', '--http_host', '127.0.0.1', '--grpc_port', String(grpcPort), '--intra_op_threads', '1',
   ]);
   const port = await restPort(server);
-  for (let i = 0; i < 200; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/v2/models/conv/ready`).then((r) => r.ok, () => false);
-    if (ready) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Bounded: a model that never becomes ready fails here, as a timeout.
+  await waitFor(() => fetch(`http://127.0.0.1:${port}/v2/models/conv/ready`).then((r) => r.ok), {
+    timeoutMs: 120_000,
+    intervalMs: 100,
+    description: 'the conv model to be ready',
+  });
   grpcAddress = `127.0.0.1:${grpcPort}`;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   server?.child.kill('SIGTERM');
