@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { json, post } from '../helpers/http.js';
 import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
 import { grpcClient } from '../grpc/client.js';
@@ -14,6 +15,12 @@ import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy 
 
 const IMAGE = imageName('server');
 const NAME = `kserve-ts-server-test-${process.pid}`;
+/**
+ * After SIGTERM the server reports not ready and keeps serving this long before its listeners
+ * close. The drain test's readiness watcher must see the 503 and its client loops stop within
+ * it: explicit and long, so only a hang fails there (the default, 2 s, is for endpoints).
+ */
+const SHUTDOWN_DELAY_S = 20;
 const INSTANCES = { instances: [[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]] };
 const V2 = {
   inputs: [{ name: 'input', shape: [2, 4], datatype: 'FP32', data: [6.8, 2.8, 4.8, 1.4, 5.1, 3.5, 1.4, 0.2] }],
@@ -43,7 +50,7 @@ async function startContainer(): Promise<number> {
   const r = await docker([
     'run', '-d', '--name', NAME, '--network', 'host', ...HARDENED,
     '-v', `${modelDir}:/mnt/models:ro`, IMAGE,
-    '--model_name=iris', '--model_dir=/mnt/models', `--http_port=${httpPort}`, `--grpc_port=${grpcPort}`,
+    '--model_name=iris', '--model_dir=/mnt/models', `--http_port=${httpPort}`, `--grpc_port=${grpcPort}`, `--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`,
   ]);
   expect(r.code, r.stderr).toBe(0);
   return waitReady(`${base}/v2/health/ready`, 60_000);
@@ -118,7 +125,8 @@ describe('kserve-ts-server image', () => {
     // Set once readiness answers 503, as the endpoints controller would drop the pod; clients
     // then send nothing new. Every request sent before that must succeed.
     let notReady = false;
-    const deadline = Date.now() + 30_000;
+    // Bounds the loops as a hang would be caught, never as a result.
+    const deadline = Date.now() + 120_000;
     const watcher = (async () => {
       while (!notReady && Date.now() < deadline) {
         try {
@@ -132,8 +140,9 @@ describe('kserve-ts-server image', () => {
     })();
     // Four bounded client loops: each ends at the deadline, after 2,000 requests, or once
     // readiness is false.
-    const loop = async (): Promise<void> => {
-      for (let i = 0; i < 2_000 && Date.now() < deadline && !notReady; i++) {
+    const answered = [0, 0, 0, 0];
+    const loop = async (n: number): Promise<void> => {
+      for (let i = 0; i < 2_000 && Date.now() < deadline && !notReady; i++, answered[n]!++) {
         try {
           const r = await fetch(`${base}/v1/models/iris:predict`, {
             method: 'POST',
@@ -148,9 +157,11 @@ describe('kserve-ts-server image', () => {
         }
       }
     };
-    const loops = [loop(), loop(), loop(), loop()];
-    await new Promise((r) => setTimeout(r, 1_000));
-    const stop = await docker(['stop', '-t', '30', NAME], 60_000);
+    const loops = [loop(0), loop(1), loop(2), loop(3)];
+    // Stop once every loop has had an answer: requests are in flight when the signal lands.
+    await waitFor(() => answered.every((n) => n > 0), { timeoutMs: 60_000, intervalMs: 20, description: 'an answer in every client loop' });
+    // The delay, then the drain (the grace period): docker's timeout only catches a hang.
+    const stop = await docker(['stop', '-t', String(SHUTDOWN_DELAY_S + 60), NAME], (SHUTDOWN_DELAY_S + 90) * 1000);
     expect(stop.code, stop.stderr).toBe(0);
     await Promise.all([...loops, watcher]);
     const exit = await docker(['inspect', '-f', '{{.State.ExitCode}}', NAME]);
@@ -159,5 +170,5 @@ describe('kserve-ts-server image', () => {
     expect(notReady).toBe(true);
     expect(ok).toBeGreaterThan(0);
     expect(exit.stdout.trim()).toBe('0');
-  });
+  }, 300_000);
 });

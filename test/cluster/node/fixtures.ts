@@ -98,6 +98,8 @@ export interface IsvcOptions {
   readonly maxReplicas?: number;
   readonly scaleMetric?: string;
   readonly memoryLimit?: string;
+  /** Arguments added to the runtime's for the serving container (KServe's predictor.model.args). */
+  readonly args?: readonly string[];
 }
 
 /** A KServe-style InferenceService: predictor.model with a model format and storageUri, no runtime named. */
@@ -115,6 +117,7 @@ export function inferenceService(name: string, namespace: string, o: IsvcOptions
         model: {
           modelFormat: { name: o.format ?? 'onnx' },
           storageUri: o.storageUri,
+          ...(o.args !== undefined ? { args: o.args } : {}),
           // Small requests: two cores carry the control plane, the controller and several pods.
           resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: o.memoryLimit ?? '1Gi' } },
         },
