@@ -8,6 +8,7 @@ import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 import { grpcClient } from '../../test/grpc/client.js';
+import { messagePrefix, rawModelInfer } from '../../test/grpc/raw-call.js';
 import { ModelGate } from '../../test/helpers/model-gate.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
 import { waitFor } from '../../test/helpers/wait-for.js';
@@ -42,17 +43,9 @@ function idleSession(): Promise<http2.ClientHttp2Session> {
 /** Sends one whole ModelInfer call on `session`; `status` is its grpc-status once it ends. */
 async function callOn(session: http2.ClientHttp2Session): Promise<{ session: http2.ClientHttp2Session; status: Promise<string | undefined> }> {
   const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }] } as never);
-  const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
-  stream.on('error', () => undefined);
-  let grpcStatus: string | undefined;
-  const take = (h: http2.IncomingHttpHeaders) => (grpcStatus ??= h['grpc-status'] as string | undefined);
-  stream.on('response', take);
-  stream.on('trailers', take);
-  stream.resume();
-  const prefix = Buffer.alloc(5);
-  prefix.writeUInt32BE(message.length, 1);
-  stream.end(Buffer.concat([prefix, message]));
-  return { session, status: new Promise((resolve) => stream.once('close', () => resolve(grpcStatus))) };
+  const { stream, status } = rawModelInfer(session);
+  stream.end(Buffer.concat([messagePrefix(message.length), message]));
+  return { session, status };
 }
 
 describe('gRPC connection limit', () => {

@@ -12,6 +12,7 @@ import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 import { grpcClient } from '../grpc/client.js';
+import { messagePrefix, rawModelInfer } from '../grpc/raw-call.js';
 import { untilBytesHeld } from '../helpers/held-bytes.js';
 import { type LogLines, logLines } from '../helpers/log-lines.js';
 import { type TestServer, makeRepository, startServer } from '../helpers/server.js';
@@ -54,17 +55,8 @@ interface Stalled {
 async function stalledCall(sent: number, declared = 2 * sent, server = t): Promise<Stalled> {
   const session = http2.connect(`http://${server.grpcAddress}`);
   session.on('error', () => undefined);
-  const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelInfer', 'content-type': 'application/grpc', te: 'trailers' });
-  stream.on('error', () => undefined);
-  let grpcStatus: string | undefined;
-  const take = (h: http2.IncomingHttpHeaders) => (grpcStatus ??= h['grpc-status'] as string | undefined);
-  stream.on('response', take);
-  stream.on('trailers', take);
-  stream.resume();
-  const status = new Promise<string | undefined>((resolve) => stream.once('close', () => resolve(grpcStatus)));
-  const prefix = Buffer.alloc(5);
-  prefix.writeUInt32BE(declared, 1);
-  stream.write(Buffer.concat([prefix, Buffer.alloc(sent - 5, 1)]));
+  const { stream, status } = rawModelInfer(session);
+  stream.write(Buffer.concat([messagePrefix(declared), Buffer.alloc(sent - 5, 1)]));
   const seen = await new Promise<boolean>((resolve) => {
     session.once('close', () => resolve(false));
     const ping = () => {
