@@ -1,6 +1,6 @@
 /**
  * One budget for bytes held at once over many uses: REST request bodies (http/body-budget.ts)
- * and a transformer's predictor answers (sdk/predictor/http-forwarder.ts). Each use opens an
+ * and a transformer's predictor answers (predictor-client/http-forwarder.ts). Each use opens an
  * account, takes what it receives chunk by chunk, and gives it all back when done; a chunk
  * that would pass the budget is refused (the use fails, with the caller's message), so a few
  * peers that send most of a large body and stall cannot hold memory without bound.

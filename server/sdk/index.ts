@@ -4,10 +4,11 @@
  * `kserve-ts serve --model_module`. See docs/custom-models.md.
  */
 export { Model } from './model.js';
-export type { Awaitable, ModelClass, ModelFactory, ModelFactoryOptions, ModelOptions, RequestHeaders, ResponseHeaders } from './model.js';
-export type { PredictorConfig, PredictorProtocol } from './predictor/predictor-config.js';
+export type { Awaitable, ModelClass, ModelFactory, ModelFactoryOptions, ModelOptions } from './model.js';
+export type { PredictorConfig, PredictorProtocol } from '../predictor-client/predictor-config.js';
 export type { ClientSignal } from '../client-signal.js';
 export { InferRequest, InferResponse } from './infer-request.js';
+export type { RequestHeaders, ResponseHeaders } from './infer-request.js';
 export { InferInput, InferOutput, toTensorData } from './infer-tensor.js';
 export type { TensorValues } from './infer-tensor.js';
 export { InferenceError, InvalidInput, ModelNotFound, ModelNotReady, NotImplemented, ServerNotReady } from './sdk-errors.js';

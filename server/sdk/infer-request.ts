@@ -7,6 +7,11 @@ import type { Parameters, RequestedOutput, Tensor } from '../../protocols/tensor
 import type { ClientSignal } from '../client-signal.js';
 import { InferInput, InferOutput } from './infer-tensor.js';
 
+/** Request headers (REST) or metadata (gRPC): lower-case names, one value each. */
+export type RequestHeaders = Readonly<Record<string, string>>;
+/** Headers a hook adds to the response (REST headers; gRPC initial metadata). */
+export type ResponseHeaders = Record<string, string>;
+
 export class InferRequest {
   readonly modelName: string;
   id: string | undefined;

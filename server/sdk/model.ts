@@ -20,7 +20,7 @@
  * Transformer mode (KServe's `Model(name, predictor_config)`): a model constructed with
  * `{ predictor }` (the `--predictor_*` flags arrive as ModelFactoryOptions.predictor) has a
  * default `predict` that forwards the preprocessed request to that predictor over V1, V2
- * REST or V2 gRPC (server/sdk/predictor/), under the model's own name, with the request
+ * REST or V2 gRPC (server/predictor-client/), under the model's own name, with the request
  * id, B3 trace id and authorization headers; its answer goes to `postprocess`. Without a
  * predictor the default `predict` is NotImplemented (501), as KServe's.
  *
@@ -28,19 +28,15 @@
  * (InferRequest.signal); the forwarded call is aborted then. Hooks doing long I/O may check it.
  */
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { InferRequest, InferResponse } from './infer-request.js';
+import type { PredictorClient } from '../predictor-client/predictor-client.js';
+import { createPredictorClient } from '../predictor-client/predictor-clients.js';
+import type { PredictorConfig } from '../predictor-client/predictor-config.js';
+import { forwardToPredictor } from './forward-to-predictor.js';
+import type { InferRequest, InferResponse, RequestHeaders, ResponseHeaders } from './infer-request.js';
 import { NotImplemented } from './sdk-errors.js';
-import { forwardToPredictor } from './predictor/forward.js';
-import type { PredictorClient } from './predictor/predictor-client.js';
-import { createPredictorClient } from './predictor/predictor-clients.js';
-import type { PredictorConfig } from './predictor/predictor-config.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
-/** Request headers (REST) or metadata (gRPC): lower-case names, one value each. */
-export type RequestHeaders = Readonly<Record<string, string>>;
-/** Headers a hook adds to the response (REST headers; gRPC initial metadata). */
-export type ResponseHeaders = Record<string, string>;
 
 /** The second argument of the Model constructor (KServe's `predictor_config`). */
 export interface ModelOptions {

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KServeError } from '../../protocols/errors.js';
 import type { Tensor } from '../../protocols/tensor.js';
-import type { ForwardRequest } from '../../server/sdk/predictor/predictor-client.js';
-import { createPredictorClient } from '../../server/sdk/predictor/predictor-clients.js';
+import type { ForwardRequest } from '../../server/predictor-client/predictor-client.js';
+import { createPredictorClient } from '../../server/predictor-client/predictor-clients.js';
 
 const KiB = 1024;
 const BUDGET = 1024 * KiB;

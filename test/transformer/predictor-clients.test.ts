@@ -1,5 +1,5 @@
 /**
- * The predictor clients (server/sdk/predictor/) against real servers on loopback: our ONNX
+ * The predictor clients (server/predictor-client/) against real servers on loopback: our ONNX
  * iris server over V1, V2 REST and gRPC (same numbers as asking it directly), and small
  * real HTTP / gRPC servers written here that record what reached them, answer slowly, fail
  * a set number of times, refuse with 4xx, or never answer (for the client going away).
@@ -12,9 +12,9 @@ import { KServeError } from '../../protocols/errors.js';
 import { loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { ClientSignal } from '../../server/client-signal.js';
-import type { ForwardRequest, PredictorClient } from '../../server/sdk/predictor/predictor-client.js';
-import type { PredictorConfig } from '../../server/sdk/predictor/predictor-config.js';
-import { createPredictorClient } from '../../server/sdk/predictor/predictor-clients.js';
+import type { ForwardRequest, PredictorClient } from '../../server/predictor-client/predictor-client.js';
+import type { PredictorConfig } from '../../server/predictor-client/predictor-config.js';
+import { createPredictorClient } from '../../server/predictor-client/predictor-clients.js';
 import { freePort } from '../helpers/free-port.js';
 import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FlagError, parseFlags } from '../../cli/flags.js';
-import { PREDICTOR_FLAGS, hostWithPort, predictorConfigFrom } from '../../server/sdk/predictor/predictor-config.js';
+import { PREDICTOR_FLAGS, hostWithPort, predictorConfigFrom } from '../../server/predictor-client/predictor-config.js';
 
 const parse = (argv: string[]) => predictorConfigFrom(parseFlags(argv, PREDICTOR_FLAGS));
 

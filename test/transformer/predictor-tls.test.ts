@@ -30,7 +30,7 @@ function selfSigned(): { cert: string; key: string } {
 /** Runs the clients in a child that trusts `ca`; resolves with what it printed (bounded by 30 s). */
 function runClients(env: NodeJS.ProcessEnv, restHost: string, grpcHost: string): Promise<string> {
   const script = path.join(dir, 'clients.mts');
-  const clients = pathToFileURL(path.join(ROOT, 'server/sdk/predictor/predictor-clients.ts')).href;
+  const clients = pathToFileURL(path.join(ROOT, 'server/predictor-client/predictor-clients.ts')).href;
   writeFileSync(
     script,
     `import { createPredictorClient } from ${JSON.stringify(clients)};

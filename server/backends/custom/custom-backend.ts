@@ -12,7 +12,7 @@ import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
 import { loadModel } from '../../sdk/model-adapter.js';
 import { modelFromModule } from '../../sdk/load-module.js';
 import { workerModel } from '../../sdk/worker-model.js';
-import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../sdk/predictor/predictor-config.js';
+import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../predictor-client/predictor-config.js';
 
 export interface CustomSettings {
   /** --model_module, or undefined when not given. */

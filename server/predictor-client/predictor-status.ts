@@ -4,7 +4,7 @@
  * that has it and the predictor's message; 503 / UNAVAILABLE stays "not ready, retry later";
  * any other failure of the predictor is PredictorError (502), naming the predictor.
  */
-import { type ErrorKind, GrpcCode, KServeError, errors } from '../../../protocols/errors.js';
+import { type ErrorKind, GrpcCode, KServeError, errors } from '../../protocols/errors.js';
 
 const HTTP_KINDS: ReadonlyMap<number, ErrorKind> = new Map([
   [400, 'InvalidInput'],

@@ -8,9 +8,9 @@
  * (8 endless answers took it to 1.45 GB): past the budget a request fails with 503 ServerBusy.
  */
 import { Pool } from 'undici';
-import { KServeError, errors } from '../../../protocols/errors.js';
-import { ByteBudget } from '../../byte-budget.js';
-import type { ClientSignal } from '../../client-signal.js';
+import { KServeError, errors } from '../../protocols/errors.js';
+import { ByteBudget } from '../byte-budget.js';
+import type { ClientSignal } from '../client-signal.js';
 import { AttemptControl } from './attempt-control.js';
 import type { PredictorConfig } from './predictor-config.js';
 import { errorMessage, httpRefusal } from './predictor-status.js';

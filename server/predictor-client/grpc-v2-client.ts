@@ -9,14 +9,14 @@
  * `request_type` / `response_type` = `grpc_v2`. Readiness: ServerReady.
  */
 import * as grpc from '@grpc/grpc-js';
-import { errors } from '../../../protocols/errors.js';
-import { decodeGrpcInferRequest } from '../../../protocols/grpc/infer-request.js';
-import { encodeGrpcInferResponse } from '../../../protocols/grpc/infer-response.js';
-import type { ModelInferRequestMessage, ModelInferResponseMessage } from '../../../protocols/grpc/messages.js';
-import { encodeGrpcParameters } from '../../../protocols/grpc/parameters.js';
-import { INFERENCE_SERVICE, loadProtocolDefinition } from '../../../protocols/grpc/proto.js';
-import { decodeModelInferResponse } from '../../../protocols/grpc/wire/decode-infer.js';
-import { encodeModelInferRequest } from '../../../protocols/grpc/wire/encode-infer.js';
+import { errors } from '../../protocols/errors.js';
+import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
+import { encodeGrpcInferResponse } from '../../protocols/grpc/infer-response.js';
+import type { ModelInferRequestMessage, ModelInferResponseMessage } from '../../protocols/grpc/messages.js';
+import { encodeGrpcParameters } from '../../protocols/grpc/parameters.js';
+import { INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
+import { decodeModelInferResponse } from '../../protocols/grpc/wire/decode-infer.js';
+import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
 import { AttemptControl } from './attempt-control.js';
 import { returnedHeaders } from './forward-headers.js';
 import type { ForwardRequest, ForwardResponse, PredictorClient } from './predictor-client.js';

@@ -2,14 +2,14 @@
  * The default `Model.predict` of a transformer: the SDK request as the predictor client's
  * neutral request (the transformer's model name, its id, parameters and requested outputs,
  * the forwarded headers, the client's signal), and the predictor's answer as an SDK
- * InferResponse. The predictor's returned headers (forward-headers.ts) are added to the
- * response headers unless a hook already set them.
+ * InferResponse. The predictor's returned headers (predictor-client/forward-headers.ts) are added to the
+ * response headers unless a hook already set them. It is the SDK's side of the hop, so it
+ * lives beside the Model; the clients (server/predictor-client/) know tensors only.
  */
-import type { RequestHeaders, ResponseHeaders } from '../model.js';
-import { InferResponse, type InferRequest } from '../infer-request.js';
-import { InferOutput } from '../infer-tensor.js';
-import { forwardedHeaders } from './forward-headers.js';
-import type { PredictorClient } from './predictor-client.js';
+import { forwardedHeaders } from '../predictor-client/forward-headers.js';
+import type { PredictorClient } from '../predictor-client/predictor-client.js';
+import { InferResponse, type InferRequest, type RequestHeaders, type ResponseHeaders } from './infer-request.js';
+import { InferOutput } from './infer-tensor.js';
 
 export async function forwardToPredictor(
   client: PredictorClient,

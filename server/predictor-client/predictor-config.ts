@@ -4,7 +4,7 @@
  * by the custom backend) and handed to the model through ModelFactoryOptions.predictor; a
  * Model built by code takes the same object (`new Model(name, { predictor })`).
  */
-import { FlagError, type FlagSpec, type Flags } from '../../../cli/flags.js';
+import { FlagError, type FlagSpec, type Flags } from '../../cli/flags.js';
 
 /** Wire protocols a transformer can forward with (`--predictor_protocol`), KServe's names. */
 export const PREDICTOR_PROTOCOLS = ['v1', 'v2', 'grpc-v2'] as const;

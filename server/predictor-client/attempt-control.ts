@@ -5,7 +5,7 @@
  * real event (the graph router). `why` says which fired, so the caller reports
  * PredictorTimeout or Cancelled rather than a transport error.
  */
-import type { ClientSignal } from '../../client-signal.js';
+import type { ClientSignal } from '../client-signal.js';
 
 /** As WorkerSession's poll of queued jobs: one timer per call in flight, not per request. */
 const POLL_MS = 20;

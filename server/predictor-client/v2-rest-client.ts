@@ -5,11 +5,11 @@
  * checks inputs (names, datatypes, shapes, element counts), a malformed answer being
  * PredictorError. Readiness: GET /v2/health/ready.
  */
-import { errors } from '../../../protocols/errors.js';
-import { InputHeaderDecoder } from '../../../protocols/input-header.js';
-import { decodeJsonData, encodeJsonData } from '../../../protocols/json-data.js';
-import { encodeParameters, isEmpty, parseParameters } from '../../../protocols/parameters.js';
-import type { Tensor } from '../../../protocols/tensor.js';
+import { errors } from '../../protocols/errors.js';
+import { InputHeaderDecoder } from '../../protocols/input-header.js';
+import { decodeJsonData, encodeJsonData } from '../../protocols/json-data.js';
+import { encodeParameters, isEmpty, parseParameters } from '../../protocols/parameters.js';
+import type { Tensor } from '../../protocols/tensor.js';
 import { returnedHeaders } from './forward-headers.js';
 import { HttpForwarder } from './http-forwarder.js';
 import type { ForwardRequest, ForwardResponse, PredictorClient } from './predictor-client.js';

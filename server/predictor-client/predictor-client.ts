@@ -14,8 +14,8 @@
  *   aborted (HTTP request destroyed, gRPC call cancelled) and `infer` rejects Cancelled.
  * - Connections are pooled and kept alive across calls; `close` releases them.
  */
-import type { Parameters, RequestedOutput, Tensor } from '../../../protocols/tensor.js';
-import type { ClientSignal } from '../../client-signal.js';
+import type { Parameters, RequestedOutput, Tensor } from '../../protocols/tensor.js';
+import type { ClientSignal } from '../client-signal.js';
 import type { PredictorConfig } from './predictor-config.js';
 
 export interface ForwardRequest {

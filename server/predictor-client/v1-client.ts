@@ -6,12 +6,12 @@
  * FP64 (JSON numbers are doubles, nothing is lost), its shape the nesting of the lists.
  * Readiness: GET / (KServe's V1 liveness route, which its health check uses).
  */
-import { datatypeInfo } from '../../../protocols/datatypes.js';
-import { errors } from '../../../protocols/errors.js';
-import { floatsFromHalf } from '../../../protocols/half-float.js';
-import { decodeJsonData, encodeJsonNested } from '../../../protocols/json-data.js';
-import { nestedShape } from '../../../protocols/json-values.js';
-import type { Tensor } from '../../../protocols/tensor.js';
+import { datatypeInfo } from '../../protocols/datatypes.js';
+import { errors } from '../../protocols/errors.js';
+import { floatsFromHalf } from '../../protocols/half-float.js';
+import { decodeJsonData, encodeJsonNested } from '../../protocols/json-data.js';
+import { nestedShape } from '../../protocols/json-values.js';
+import type { Tensor } from '../../protocols/tensor.js';
 import { returnedHeaders } from './forward-headers.js';
 import { HttpForwarder } from './http-forwarder.js';
 import type { ForwardRequest, ForwardResponse, PredictorClient } from './predictor-client.js';
