@@ -39,7 +39,7 @@ export interface LoadSpec {
 
 /**
  * Per-request facts beyond the tensors, for instances that hand them to user code (SDK
- * models, server/sdk/). File-backed backends ignore it. Transports fill `headers` and send
+ * models, server/backends/custom/). File-backed backends ignore it. Transports fill `headers` and send
  * what the instance put in `responseHeaders` (REST headers, gRPC initial metadata).
  */
 export interface InferContext {

@@ -16,8 +16,8 @@ import { createLogger } from '../logger.js';
 import type { ModelRepository } from '../repository/model-repository.js';
 import { type ModelServer as CoreServer, createServer, defaultBackends } from '../server.js';
 import type { ProvidedModel } from '../backend.js';
-import { providedModel } from './model-adapter.js';
-import type { Model } from './model.js';
+import { providedModel } from '../backends/custom/model-adapter.js';
+import type { Model } from '../backends/custom/model.js';
 
 export interface ModelServerOptions {
   /** REST port (KServe's http_port; default 8080; 0 = any free port, see `httpPort`). */

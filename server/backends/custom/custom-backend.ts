@@ -1,5 +1,5 @@
 /**
- * The custom-model backend: serves a TypeScript/JavaScript Model (server/sdk/) named by
+ * The custom-model backend: serves a TypeScript/JavaScript Model (model.ts, public as the package entry server/sdk/) named by
  * `--model_module`, as KServe's custom-model containers serve a `kserve.Model` subclass.
  * It owns that flag (declared in the shared table through `flags`) and provides the model
  * under --model_name; --model_dir then goes to the model (its `modelDir` option) instead of
@@ -9,9 +9,9 @@
 import type { Flags } from '../../../cli/flags.js';
 import { errors } from '../../../protocols/errors.js';
 import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
-import { loadModel } from '../../sdk/model-adapter.js';
-import { modelFromModule } from '../../sdk/load-module.js';
-import { workerModel } from '../../sdk/worker-model.js';
+import { loadModel } from './model-adapter.js';
+import { modelFromModule } from './load-module.js';
+import { workerModel } from './worker-model.js';
 import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../predictor-client/predictor-config.js';
 
 export interface CustomSettings {

@@ -27,10 +27,10 @@
  * Cancellation: `request.signal.aborted` turns true once the client has gone away
  * (InferRequest.signal); the forwarded call is aborted then. Hooks doing long I/O may check it.
  */
-import type { TensorSpec } from '../../protocols/tensor.js';
-import type { PredictorClient } from '../predictor-client/predictor-client.js';
-import { createPredictorClient } from '../predictor-client/predictor-clients.js';
-import type { PredictorConfig } from '../predictor-client/predictor-config.js';
+import type { TensorSpec } from '../../../protocols/tensor.js';
+import type { PredictorClient } from '../../predictor-client/predictor-client.js';
+import { createPredictorClient } from '../../predictor-client/predictor-clients.js';
+import type { PredictorConfig } from '../../predictor-client/predictor-config.js';
 import { forwardToPredictor } from './forward-to-predictor.js';
 import type { InferRequest, InferResponse, RequestHeaders, ResponseHeaders } from './infer-request.js';
 import { NotImplemented } from './sdk-errors.js';

@@ -6,9 +6,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { toWireError } from '../../protocols/errors.js';
-import type { InferContext } from '../backend.js';
-import { logUnhandledRejections } from '../process-faults.js';
+import { toWireError } from '../../../protocols/errors.js';
+import type { InferContext } from '../../backend.js';
+import { logUnhandledRejections } from '../../process-faults.js';
 import { loadModel } from './model-adapter.js';
 import { modelFromModule } from './load-module.js';
 import type { FromWorker, ToWorker, WorkerInit } from './model-worker-messages.js';

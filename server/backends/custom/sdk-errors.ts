@@ -5,7 +5,7 @@
  * ModelNotReady → 503 / UNAVAILABLE, InferenceError → 500 / INTERNAL). Anything else a
  * model throws becomes a 500 naming the model (model-adapter.ts); stacks never reach a client.
  */
-import { KServeError } from '../../protocols/errors.js';
+import { KServeError } from '../../../protocols/errors.js';
 
 export class InvalidInput extends KServeError {
   constructor(reason: string) {

@@ -6,8 +6,8 @@
  * response headers unless a hook already set them. It is the SDK's side of the hop, so it
  * lives beside the Model; the clients (server/predictor-client/) know tensors only.
  */
-import { forwardedHeaders } from '../predictor-client/forward-headers.js';
-import type { PredictorClient } from '../predictor-client/predictor-client.js';
+import { forwardedHeaders } from '../../predictor-client/forward-headers.js';
+import type { PredictorClient } from '../../predictor-client/predictor-client.js';
 import { InferResponse, type InferRequest, type RequestHeaders, type ResponseHeaders } from './infer-request.js';
 import { InferOutput } from './infer-tensor.js';
 

@@ -6,10 +6,10 @@
  * If the thread dies, pending requests fail and the repository is told (onFailure).
  */
 import type { Worker } from 'node:worker_threads';
-import { errors, fromWireError } from '../../protocols/errors.js';
-import type { Tensor } from '../../protocols/tensor.js';
-import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
-import { spawnWorker } from '../worker-entry.js';
+import { errors, fromWireError } from '../../../protocols/errors.js';
+import type { Tensor } from '../../../protocols/tensor.js';
+import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
+import { spawnWorker } from '../../worker-entry.js';
 import { SDK_PLATFORM } from './model-adapter.js';
 import type { FromWorker, ToWorker } from './model-worker-messages.js';
 import type { ModelFactoryOptions } from './model.js';

@@ -3,8 +3,8 @@
  * `kserve.InferResponse`): what a Model's hooks receive and return, whatever the protocol
  * the client spoke (V1 and V2 REST, gRPC all decode into the neutral types first).
  */
-import type { Parameters, RequestedOutput, Tensor } from '../../protocols/tensor.js';
-import type { ClientSignal } from '../client-signal.js';
+import type { Parameters, RequestedOutput, Tensor } from '../../../protocols/tensor.js';
+import type { ClientSignal } from '../../client-signal.js';
 import { InferInput, InferOutput } from './infer-tensor.js';
 
 /** Request headers (REST) or metadata (gRPC): lower-case names, one value each. */

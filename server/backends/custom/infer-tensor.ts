@@ -5,9 +5,9 @@
  * helpers (`setData`, the constructors) convert between JavaScript values and the storage
  * convention of protocols/datatypes.ts.
  */
-import { type Datatype, type TensorData, datatypeInfo, elementCount } from '../../protocols/datatypes.js';
-import { floatsFromHalf, halfFromFloats } from '../../protocols/half-float.js';
-import type { Parameters, Tensor } from '../../protocols/tensor.js';
+import { type Datatype, type TensorData, datatypeInfo, elementCount } from '../../../protocols/datatypes.js';
+import { floatsFromHalf, halfFromFloats } from '../../../protocols/half-float.js';
+import type { Parameters, Tensor } from '../../../protocols/tensor.js';
 import { InvalidInput } from './sdk-errors.js';
 
 /** What `setData` accepts: storage as is, or plain values converted to the datatype's storage. */

@@ -14,11 +14,11 @@
  *   latest adapter's `unload` reaches `Model.unload`.
  */
 import type { Logger } from 'pino';
-import { KServeError, errors, isErrorKind, withoutSourcePaths } from '../../protocols/errors.js';
-import type { Tensor } from '../../protocols/tensor.js';
-import type { InferContext, ModelInstance, ProvidedModel } from '../backend.js';
-import { thrownText } from '../error-text.js';
-import { type FaultOwner, runAsModel } from '../process-faults.js';
+import { KServeError, errors, isErrorKind, withoutSourcePaths } from '../../../protocols/errors.js';
+import type { Tensor } from '../../../protocols/tensor.js';
+import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
+import { thrownText } from '../../error-text.js';
+import { type FaultOwner, runAsModel } from '../../process-faults.js';
 import { InferRequest, type InferResponse } from './infer-request.js';
 import { InferInput } from './infer-tensor.js';
 import type { Model } from './model.js';

@@ -1,7 +1,7 @@
 /** Messages between the main thread and a custom model's worker thread (model-worker.ts). */
-import type { WireError } from '../../protocols/errors.js';
-import type { Parameters, Tensor, TensorSpec } from '../../protocols/tensor.js';
-import type { InferContext } from '../backend.js';
+import type { WireError } from '../../../protocols/errors.js';
+import type { Parameters, Tensor, TensorSpec } from '../../../protocols/tensor.js';
+import type { InferContext } from '../../backend.js';
 import type { ModelFactoryOptions } from './model.js';
 
 export interface WorkerInit {
