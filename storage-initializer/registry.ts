@@ -9,13 +9,11 @@
 import type { Config } from './config.js';
 import { StorageError, errors } from './errors.js';
 import type { StorageProvider } from './provider.js';
-import { PROVIDER_LOADERS } from './providers/index.js';
+import { PROVIDER_LOADERS, type ProviderFactory } from './providers/index.js';
 import { STORAGE_HOST_ROUTES, STORAGE_SCHEMES, providerKeyOf, schemeOf } from './schemes.js';
 
 export { schemeOf };
-
-/** Factories load their SDK lazily, so a run pays only for the schemes it uses. */
-export type ProviderFactory = (config: Config) => Promise<StorageProvider>;
+export type { ProviderFactory };
 
 const factories = new Map<string, ProviderFactory>();
 let builtIns = false;

@@ -3,8 +3,12 @@
  * a compile error. Loaders import their provider (and its SDK) lazily, so a run pays only
  * for the schemes it uses.
  */
+import type { Config } from '../config.js';
+import type { StorageProvider } from '../provider.js';
 import type { ProviderKey } from '../schemes.js';
-import type { ProviderFactory } from '../registry.js';
+
+/** Factories load their SDK lazily, so a run pays only for the schemes it uses. */
+export type ProviderFactory = (config: Config) => Promise<StorageProvider>;
 
 export const PROVIDER_LOADERS: Readonly<Record<ProviderKey, ProviderFactory>> = Object.freeze({
   s3: async (c) => new (await import('./s3.js')).S3Provider(c),
