@@ -1,25 +1,42 @@
 /**
  * The worker-thread side of a model worker (see worker-session.ts for the contract). A
  * backend's worker entry calls `serveJobs` with a loader; this module answers the load
- * handshake, queues jobs so that they run one at a time in arrival order, returns results
- * in batches and closes the runtime on request.
+ * handshake, runs jobs (one at a time in arrival order, or side by side for a runner that
+ * says `concurrent`), returns results in batches, tells a running job that its client went
+ * away, and closes the runtime on request.
  */
 import { parentPort } from 'node:worker_threads';
 import type { NumericArray } from '../protocols/datatypes.js';
-import { toWireError } from '../protocols/errors.js';
+import { KServeError, toWireError } from '../protocols/errors.js';
+import type { ClientSignal } from './client-signal.js';
 import type { FromWorker, JobResult, RunJob, ToWorker } from './worker-messages.js';
 
 export interface JobRunner<J, R> {
-  /** Runs one job; adds the buffers of its result that should move (not copy) to `transfer`. */
-  run(job: J, transfer: Set<ArrayBuffer>): Promise<R>;
-  /** Releases the runtime; called once, after every queued job has run. */
+  /**
+   * Runs one job; adds the buffers of its result that should move (not copy) to `transfer`.
+   * `signal` turns aborted when the job's client goes away while it runs (a native session
+   * ignores it; a custom model's hooks read it as `request.signal`).
+   */
+  run(job: J, transfer: Set<ArrayBuffer>, signal: ClientSignal): Promise<R>;
+  /** Releases the runtime; called once, after every queued and running job has finished. */
   close(): void | Promise<void>;
+  /**
+   * Starts each job as it arrives instead of after the one before has finished, for jobs
+   * that await I/O (a custom model's async hooks). Default false: one at a time, in order
+   * (a native session runs one inference at a time anyway).
+   */
+  readonly concurrent?: boolean;
 }
 
 export interface LoadedWorker<L, J, R> {
   /** What the main thread learns about the model (signatures, tensor specs, ...). */
   readonly loaded: L;
   readonly runner: JobRunner<J, R>;
+}
+
+/** The signal of one job: a class, as ClientSignal asks (client-signal.ts). */
+class JobSignal implements ClientSignal {
+  aborted = false;
 }
 
 /** Results are flushed when a batch is done, or sooner once a batch has run this long (ms). */
@@ -42,66 +59,113 @@ export async function serveJobs<L, J, R>(load: (warnings: string[]) => Promise<L
     runner = loaded.runner;
     post({ op: 'loaded', loaded: loaded.loaded, warnings });
   } catch (e) {
-    post({ op: 'load-failed', message: (e as Error).message });
+    post({ op: 'load-failed', message: (e as Error).message, kind: e instanceof KServeError ? e.kind : undefined });
     return;
   }
-  let queue: Promise<void> = Promise.resolve();
-  // Ids of queued jobs whose callers went away. Cancel messages are handled between jobs
-  // (each run yields to this thread's event loop), so a job not started yet is skipped.
-  // Ids grow and jobs start in id order, so a cancel for an id at or below the last one
-  // started came too late and is dropped: the set only ever holds jobs still to come.
-  const cancelled = new Set<number>();
-  const started = { last: 0 };
+  const jobs = new Jobs(runner, post);
   port.on('message', (msg: ToWorker<J>) => {
-    if (msg.op === 'close') {
-      queue = queue.then(() => runner.close()).finally(() => port.close());
-      return;
-    }
-    if (msg.op === 'cancel') {
-      for (const id of msg.ids) if (id > started.last) cancelled.add(id);
-      return;
-    }
-    queue = queue.then(() => runJobs(runner, msg.jobs, post, cancelled, started));
+    if (msg.op === 'close') void jobs.close().finally(() => port.close());
+    else if (msg.op === 'cancel') jobs.cancel(msg.ids);
+    else jobs.add(msg.jobs);
   });
 }
 
-async function runJobs<L, J, R>(
-  runner: JobRunner<J, R>,
-  jobs: ReadonlyArray<RunJob<J>>,
-  post: Post<L, R>,
-  cancelled: Set<number>,
-  started: { last: number },
-): Promise<void> {
-  let results: Array<JobResult<R>> = [];
-  let transfer = new Set<ArrayBuffer>();
-  let since = performance.now();
-  const flush = () => {
+/**
+ * The jobs of one worker. Cancel messages are handled between jobs (each run yields to this
+ * thread's event loop; a concurrent runner's jobs start on the next turn, after the messages
+ * already waiting), so a job not started yet is skipped. Ids grow and jobs start in id
+ * order, so a cancel for an id at or below the last one started that is not running any
+ * more came too late and is dropped: the set only ever holds jobs still to come.
+ */
+class Jobs<L, J, R> {
+  readonly #runner: JobRunner<J, R>;
+  readonly #post: Post<L, R>;
+  readonly #cancelled = new Set<number>();
+  readonly #running = new Map<number, JobSignal>();
+  #lastStarted = 0;
+  /** Serial runners: the batches, one after the other. */
+  #queue: Promise<void> = Promise.resolve();
+  /** Concurrent runners: every job started and not finished. */
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(runner: JobRunner<J, R>, post: Post<L, R>) {
+    this.#runner = runner;
+    this.#post = post;
+  }
+
+  add(batch: ReadonlyArray<RunJob<J>>): void {
+    if (this.#runner.concurrent !== true) {
+      this.#queue = this.#queue.then(() => this.#runSerially(batch));
+      return;
+    }
+    setImmediate(() => {
+      for (const { id, job } of batch) {
+        const done = this.#runOne(id, job, new Set()).then((r) => this.#flush([r.result], r.transfer));
+        this.#inFlight.add(done);
+        void done.finally(() => this.#inFlight.delete(done));
+      }
+    });
+  }
+
+  cancel(ids: readonly number[]): void {
+    for (const id of ids) {
+      const running = this.#running.get(id);
+      if (running !== undefined) running.aborted = true;
+      else if (id > this.#lastStarted) this.#cancelled.add(id);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#queue;
+    // Jobs handed to setImmediate by the last run message start before this turn ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#runner.close();
+  }
+
+  /** Runs job `id` unless its client went away first; never rejects. */
+  async #runOne(id: number, job: J, transfer: Set<ArrayBuffer>): Promise<{ result: JobResult<R>; transfer: Set<ArrayBuffer> }> {
+    this.#lastStarted = id;
+    if (this.#cancelled.delete(id)) {
+      // The main thread already answered the caller; the id only keeps the envelope whole.
+      return { result: { id, error: toWireError(new Error('cancelled before it ran'), 'Cancelled') }, transfer };
+    }
+    const signal = new JobSignal();
+    this.#running.set(id, signal);
     try {
-      post({ op: 'results', results }, [...transfer]);
+      return { result: { id, result: await this.#runner.run(job, transfer, signal) }, transfer };
+    } catch (e) {
+      return { result: { id, error: toWireError(e) }, transfer };
+    } finally {
+      this.#running.delete(id);
+    }
+  }
+
+  async #runSerially(batch: ReadonlyArray<RunJob<J>>): Promise<void> {
+    let results: Array<JobResult<R>> = [];
+    let transfer = new Set<ArrayBuffer>();
+    let since = performance.now();
+    for (const { id, job } of batch) {
+      results.push((await this.#runOne(id, job, transfer)).result);
+      if (performance.now() - since > FLUSH_AFTER_MS) {
+        this.#flush(results, transfer);
+        results = [];
+        transfer = new Set();
+        since = performance.now();
+      }
+    }
+    if (results.length > 0) this.#flush(results, transfer);
+  }
+
+  #flush(results: Array<JobResult<R>>, transfer: Set<ArrayBuffer>): void {
+    try {
+      this.#post({ op: 'results', results }, [...transfer]);
     } catch (e) {
       // Never let one unserialisable result take the worker (and every later request) down.
       const error = toWireError(new Error(`cannot return outputs: ${(e as Error).message}`), 'Internal');
-      post({ op: 'results', results: results.map((r) => ({ id: r.id, error })) });
+      this.#post({ op: 'results', results: results.map((r) => ({ id: r.id, error })) });
     }
-    results = [];
-    transfer = new Set();
-    since = performance.now();
-  };
-  for (const { id, job } of jobs) {
-    started.last = id;
-    if (cancelled.delete(id)) {
-      // The main thread already answered the caller; the id only keeps the envelope whole.
-      results.push({ id, error: toWireError(new Error('cancelled before it ran'), 'Cancelled') });
-      continue;
-    }
-    try {
-      results.push({ id, result: await runner.run(job, transfer) });
-    } catch (e) {
-      results.push({ id, error: toWireError(e) });
-    }
-    if (performance.now() - since > FLUSH_AFTER_MS) flush();
   }
-  if (results.length > 0) flush();
 }
 
 /**

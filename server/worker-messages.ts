@@ -8,7 +8,7 @@
  * at a time, in order.
  */
 
-import type { WireError } from '../protocols/errors.js';
+import type { ErrorKind, WireError } from '../protocols/errors.js';
 
 export interface RunJob<J> {
   readonly id: number;
@@ -18,7 +18,10 @@ export interface RunJob<J> {
 /** A failed job carries its catalogue kind, so a bad input found in a worker is a 400 as on the main thread. */
 export type JobResult<R> = { readonly id: number; readonly result: R } | { readonly id: number; readonly error: WireError };
 
-/** `cancel`: jobs whose callers went away; those not started yet are skipped. */
+/**
+ * `cancel`: jobs whose callers went away; those not started yet are skipped, those running
+ * see their signal aborted (JobRunner.run).
+ */
 export type ToWorker<J> =
   | { readonly op: 'run'; readonly jobs: Array<RunJob<J>> }
   | { readonly op: 'cancel'; readonly ids: number[] }
@@ -26,5 +29,6 @@ export type ToWorker<J> =
 
 export type FromWorker<L, R> =
   | { readonly op: 'loaded'; readonly loaded: L; readonly warnings: string[] }
-  | { readonly op: 'load-failed'; readonly message: string }
+  /** `kind`: set when the load threw a catalogue error, which keeps its kind on the main thread. */
+  | { readonly op: 'load-failed'; readonly message: string; readonly kind: ErrorKind | undefined }
   | { readonly op: 'results'; readonly results: Array<JobResult<R>> };

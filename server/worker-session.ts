@@ -15,14 +15,17 @@
  * - Failure: a job the worker reports as failed rejects with the catalogue error it threw
  *   there (same kind and message; a runtime's own exception becomes an InferenceError);
  *   other jobs are unaffected. If the worker dies (an error, or an exit `unload` did
- *   not ask for), every pending job rejects with an internal error, later calls to `run`
- *   reject at once, and the `onFailure` listeners are called once. `unload` is not a failure.
+ *   not ask for), every pending job rejects (an internal error, or the backend's `gone`),
+ *   later calls to `run` reject at once, and the `onFailure` listeners are called once.
+ *   `unload` is not a failure.
+ * - Cancellation: a job whose client goes away (`run`'s signal) is answered Cancelled at
+ *   once; the worker skips it if it has not started, and aborts its signal if it runs.
  */
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isDetachable } from '../protocols/buffer-ownership.js';
 import type { NumericArray } from '../protocols/datatypes.js';
-import { errors, fromWireError } from '../protocols/errors.js';
+import { KServeError, errors, fromWireError } from '../protocols/errors.js';
 import type { FromWorker, RunJob, ToWorker } from './worker-messages.js';
 import type { ClientSignal } from './client-signal.js';
 
@@ -33,6 +36,11 @@ export interface WorkerSessionOptions {
   readonly logger: Logger;
   /** Rewrites the worker's load error where the backend knows what it means. */
   readonly explainLoadError?: (message: string) => string;
+  /**
+   * What jobs answer once the worker is gone (pending ones and later calls), given why it
+   * went. Default: an internal error ("model worker failed: ..." / "model worker is gone: ...").
+   */
+  readonly gone?: (cause: Error) => KServeError;
 }
 
 /** How long `unload` waits for the worker to close before terminating it (ms). */
@@ -85,7 +93,9 @@ export class WorkerSession<J, R> {
           worker.off('error', reject);
           worker.off('exit', onExit);
           if (msg.op === 'loaded') resolve(msg);
-          else reject(new Error(msg.op === 'load-failed' ? explainLoadError(msg.message) : `unexpected message ${msg.op}`));
+          else if (msg.op !== 'load-failed') reject(new Error(`unexpected message ${msg.op}`));
+          // A catalogue error keeps its kind, as when the backend loads on the main thread.
+          else reject(msg.kind === undefined ? new Error(explainLoadError(msg.message)) : new KServeError(msg.kind, explainLoadError(msg.message)));
         });
       });
       for (const w of report.warnings) logger.warn({ model: modelName }, w);
@@ -98,13 +108,14 @@ export class WorkerSession<J, R> {
 
   /**
    * Queues one job; `transfer` lists the buffers of `job` to move rather than copy. When
-   * `signal` reports its client gone before the job has started (checked every
-   * CANCEL_POLL_MS while jobs wait), the job is dropped (from this turn's batch, or in the
-   * worker through a cancel message) and the promise rejects with the Cancelled kind; a job
-   * already running finishes in the worker and its result is discarded.
+   * `signal` reports its client gone (checked every CANCEL_POLL_MS while the job is
+   * pending), the promise rejects with the Cancelled kind and the job is dropped if it has
+   * not started (from this turn's batch, or in the worker through a cancel message); a job
+   * already running sees its signal in the worker aborted (JobRunner.run), and whatever it
+   * answers is discarded.
    */
   run(job: J, transfer: readonly ArrayBuffer[] = [], signal?: ClientSignal): Promise<R> {
-    if (this.#dead !== undefined) return Promise.reject(errors.internal(`model worker is gone: ${this.#dead.message}`));
+    if (this.#dead !== undefined) return Promise.reject(this.#options.gone?.(this.#dead) ?? errors.internal(`model worker is gone: ${this.#dead.message}`));
     if (signal?.aborted === true) return Promise.reject(errors.cancelled(this.#options.modelName));
     const id = this.#nextId++;
     return new Promise<R>((resolve, reject) => {
@@ -197,7 +208,7 @@ export class WorkerSession<J, R> {
     if (this.#pending.size > 0) {
       this.#options.logger.error({ err: err.message }, `${this.#options.label} worker failed with requests in flight`);
     }
-    for (const p of this.#pending.values()) p.reject(errors.internal(`model worker failed: ${err.message}`));
+    for (const p of this.#pending.values()) p.reject(this.#options.gone?.(err) ?? errors.internal(`model worker failed: ${err.message}`));
     this.#pending.clear();
   }
 }
