@@ -20,8 +20,9 @@ export interface CliProcess {
   exited: Promise<number | null>;
 }
 
-export function runCli(args: string[]): CliProcess {
-  const [cmd, argv] = tiedToParent(process.execPath, [CLI, ...args]);
+/** `nodeArgs` go to node before the CLI, e.g. ['--import', 'tsx']. */
+export function runCli(args: string[], nodeArgs: readonly string[] = []): CliProcess {
+  const [cmd, argv] = tiedToParent(process.execPath, [...nodeArgs, CLI, ...args]);
   const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();

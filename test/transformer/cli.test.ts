@@ -87,6 +87,8 @@ describe('a slow predictor', () => {
   let transformer: CliProcess;
   /** With KServe's default timeout (600 s): only the client's going away can end its forwarded call. */
   let patient: CliProcess;
+  /** The same in worker mode, where the hooks' request.signal crosses to the model's thread. */
+  let patientWorker: CliProcess;
   const seen: IncomingMessage[] = [];
   beforeAll(async () => {
     // Accepts the request and never answers.
@@ -95,10 +97,12 @@ describe('a slow predictor', () => {
     const port = (slow.address() as AddressInfo).port;
     transformer = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2', '--predictor_request_timeout_seconds', '1', '--predictor_request_retries', '3']);
     patient = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2']);
+    patientWorker = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2', '--model_module_worker']);
   }, 60_000);
   afterAll(async () => {
     await stop(transformer);
     await stop(patient);
+    await stop(patientWorker);
     slow.closeAllConnections();
     await new Promise((r) => slow.close(r));
   });
@@ -118,8 +122,11 @@ describe('a slow predictor', () => {
     expect(got.headers['x-custom']).toBeUndefined();
   });
 
-  it('a client that goes away aborts the forwarded request', async () => {
-    const url = await started(patient);
+  it.each([
+    ['', () => patient],
+    [' (--model_module_worker, the example being TypeScript under NODE_OPTIONS=--import tsx)', () => patientWorker],
+  ])('a client that goes away aborts the forwarded request%s', async (_mode, which) => {
+    const url = await started(which());
     const before = seen.length;
     const controller = new AbortController();
     const pending = fetch(`${url}/v2/models/iris/infer`, {

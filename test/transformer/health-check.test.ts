@@ -41,10 +41,14 @@ async function until(url: string, status: number): Promise<number> {
   return waitFor(async () => (await get(url)).status, { until: (s) => s === status, intervalMs: 50, description: `${url} to answer ${status}` });
 }
 
-describe('with --enable_predictor_health_check', () => {
+// In worker mode (--model_module_worker) the model's `healthy()` runs in its thread, polled as a job.
+describe.each([
+  ['with --enable_predictor_health_check', []],
+  ['with --enable_predictor_health_check and --model_module_worker', ['--model_module_worker']],
+])('%s', (_name, extra) => {
   let transformer: TestServer;
   beforeAll(async () => {
-    transformer = await startServer(['--model_name', 'iris', '--model_module', MODULE, '--predictor_host', host, '--predictor_protocol', 'v2', '--enable_predictor_health_check']);
+    transformer = await startServer(['--model_name', 'iris', '--model_module', MODULE, '--predictor_host', host, '--predictor_protocol', 'v2', '--enable_predictor_health_check', ...extra]);
   });
   afterAll(() => transformer?.close());
 

@@ -9,16 +9,23 @@
 import type { Flags } from '../../../cli/flags.js';
 import { errors } from '../../../protocols/errors.js';
 import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
-import { loadModel } from './model-adapter.js';
-import { modelFromModule } from './load-module.js';
-import { workerModel } from './worker-model.js';
 import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../predictor-client/predictor-config.js';
+import { mainThreadImports } from '../../worker-entry.js';
+import { modelFromModule } from './load-module.js';
+import { loadModel } from './model-adapter.js';
+import { workerModel } from './worker-model.js';
 
 export interface CustomSettings {
   /** --model_module, or undefined when not given. */
   readonly module: string | undefined;
   /** --model_module_worker: run the model's hooks in a worker thread of its own. */
   readonly worker: boolean;
+  /**
+   * The process's `--import` modules (command line and NODE_OPTIONS), which the model's
+   * worker imports too: a module the main thread can import (a `.ts` one under
+   * `--import tsx`) then imports in worker mode as well.
+   */
+  readonly preloads: readonly string[];
   /** The --predictor_* flags (transformer mode), handed to the model; undefined without --predictor_host. */
   readonly predictor: PredictorConfig | undefined;
 }
@@ -43,7 +50,12 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
     ...PREDICTOR_FLAGS,
   ],
   settings(flags: Flags): CustomSettings {
-    return { module: flags.string('model_module') || undefined, worker: flags.bool('model_module_worker'), predictor: predictorConfigFrom(flags) };
+    return {
+      module: flags.string('model_module') || undefined,
+      worker: flags.bool('model_module_worker'),
+      preloads: mainThreadImports(process.execArgv, process.env['NODE_OPTIONS']),
+      predictor: predictorConfigFrom(flags),
+    };
   },
   modelOptions(settings: CustomSettings, parameters: ReadonlyMap<string, string>): CustomSettings {
     for (const k of parameters.keys()) throw errors.invalidInput(`config.pbtxt parameter '${k}' is not read by the custom backend`);
@@ -61,7 +73,7 @@ export const customBackend: Backend<CustomSettings, CustomSettings> = {
     const options = { name: server.modelName, modelDir: server.modelDir, predictor: settings.predictor };
     // Each (re)load imports the module (cached by Node) and makes a fresh model.
     const provided: ProvidedModel = settings.worker
-      ? workerModel(file, options)
+      ? workerModel(file, options, settings.preloads)
       : { load: async (context) => loadModel(await modelFromModule(file, options), context.logger) };
     return new Map([[server.modelName, provided]]);
   },

@@ -23,8 +23,8 @@ export class InferRequest {
    * Whether the client of this request has gone away (`signal.aborted`), for hooks that wait
    * on I/O and can stop early; the default transformer `predict` aborts its forwarded call
    * with it. Set by the server on the request `preprocess` receives, and carried onto the
-   * request it returns if that has none. Undefined in worker mode (--model_module_worker)
-   * and for requests built by code.
+   * request it returns if that has none, in worker mode (--model_module_worker) as inline.
+   * Undefined for requests built by code.
    */
   signal: ClientSignal | undefined;
 

@@ -19,6 +19,7 @@ import type { Tensor } from '../../../protocols/tensor.js';
 import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
 import { thrownText } from '../../error-text.js';
 import { type FaultOwner, runAsModel } from '../../process-faults.js';
+import { HealthPoll } from './health-poll.js';
 import { InferRequest, type InferResponse } from './infer-request.js';
 import { InferInput } from './infer-tensor.js';
 import type { Model } from './model.js';
@@ -63,54 +64,20 @@ function explanationDocument(value: InferResponse | Record<string, unknown>): un
   return { model_name: result.modelName, id: result.id ?? null, outputs };
 }
 
-/** Between probes of a transformer's predictor (--enable_predictor_health_check). */
-export const HEALTH_POLL_MS = 1000;
-
-/**
- * The predictor health check: `model.healthy()` probed from load on, every HEALTH_POLL_MS
- * (one probe at a time; not healthy until the first probe says so), so readiness, which
- * must answer at once, reads the last result. KServe probes on each readiness request instead; here readiness lags the
- * predictor by at most one interval plus a probe.
- */
-class HealthPoll {
-  healthy = false;
-  readonly #timer: NodeJS.Timeout;
-  #probing = false;
-
-  private constructor(readonly model: Model, readonly owner: FaultOwner, readonly logger: Logger) {
-    this.#timer = setInterval(() => void this.probe(), HEALTH_POLL_MS);
-    this.#timer.unref();
-  }
-
-  /** Not awaited: a probe may take up to the predictor timeout, and loading must not wait for it. */
-  static start(model: Model, owner: FaultOwner, logger: Logger): HealthPoll {
-    const poll = new HealthPoll(model, owner, logger);
-    void poll.probe();
-    return poll;
-  }
-
-  async probe(): Promise<void> {
-    if (this.#probing) return;
-    this.#probing = true;
-    try {
-      const now = await runAsModel(this.owner, () => this.model.healthy());
-      if (now !== this.healthy) this.logger.info({ model: this.model.name, healthy: now }, 'predictor health changed');
-      this.healthy = now;
-    } catch (err) {
-      this.healthy = false;
-      this.logger.warn({ model: this.model.name, err }, 'predictor health check failed');
-    } finally {
-      this.#probing = false;
-    }
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-  }
+/** A loaded model as an instance, and its health hook run as the model's (for HealthPoll). */
+export interface OpenedModel {
+  readonly instance: ModelInstance;
+  readonly probeHealth: () => Promise<boolean>;
+  /** The model asks for the predictor health check (--enable_predictor_health_check). */
+  readonly healthCheck: boolean;
 }
 
-/** Runs `model.load()` and wraps the loaded model. Rejects when load throws or leaves it not ready. */
-export async function loadModel(model: Model, logger: Logger): Promise<ModelInstance> {
+/**
+ * Runs `model.load()` and wraps the loaded model, wherever it lives: the main thread
+ * (`loadModel`) or its worker thread (model-worker.ts). Rejects when load throws or leaves
+ * it not ready.
+ */
+export async function openModel(model: Model, logger: Logger): Promise<OpenedModel> {
   const name = model.name;
   // Faults a hook leaves behind (a callback that throws later) fail this instance: process-faults.ts.
   const failureListeners: ((err: Error) => void)[] = [];
@@ -125,7 +92,6 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
   if (result === false || !model.ready) throw errors.modelNotReady(name, 'load() finished but the model is not ready (return true or set this.ready = true)');
   const inputs = model.getInputTypes();
   const outputs = model.getOutputTypes();
-  const health = model.predictorConfig?.healthCheck === true ? HealthPoll.start(model, owner, logger) : undefined;
   const instance: ModelInstance = {
     platform: SDK_PLATFORM,
     inputs,
@@ -166,9 +132,7 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
         throw userError(name, err, logger);
       }
     },
-    ...(health === undefined ? {} : { healthy: () => model.ready && health.healthy }),
     async unload(): Promise<void> {
-      health?.stop();
       if (current.get(model) !== instance) return;
       current.delete(model);
       try {
@@ -182,7 +146,22 @@ export async function loadModel(model: Model, logger: Logger): Promise<ModelInst
     },
   };
   current.set(model, instance);
-  return instance;
+  return { instance, probeHealth: () => runAsModel(owner, () => model.healthy()), healthCheck: model.predictorConfig?.healthCheck === true };
+}
+
+/** `openModel` on the main thread, with the predictor health check polled when the model asks for it. */
+export async function loadModel(model: Model, logger: Logger): Promise<ModelInstance> {
+  const { instance, probeHealth, healthCheck } = await openModel(model, logger);
+  if (!healthCheck) return instance;
+  const health = HealthPoll.start(model.name, probeHealth, logger);
+  return {
+    ...instance,
+    healthy: () => model.ready && health.healthy,
+    unload: () => {
+      health.stop();
+      return instance.unload();
+    },
+  };
 }
 
 /** A model object as a ProvidedModel: each (re)load runs its `load()` again. */

@@ -1,24 +1,37 @@
-/** Messages between the main thread and a custom model's worker thread (model-worker.ts). */
-import type { WireError } from '../../../protocols/errors.js';
+/**
+ * What a custom model's worker thread (model-worker.ts) and its main-thread instance
+ * (worker-model.ts) exchange, inside the generic envelope (server/worker-messages.ts: one
+ * message shape, one WireError for failures, cancellation): the load report, one job per
+ * hook call, and what each answers.
+ */
 import type { Parameters, Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { InferContext } from '../../backend.js';
 import type { ModelFactoryOptions } from './model.js';
 
-export interface WorkerInit {
+/** workerData of a model worker. */
+export interface ModelWorkerInit {
   readonly file: string;
   readonly options: ModelFactoryOptions;
   readonly logLevel: string;
 }
 
-export type FromWorker =
-  | { readonly type: 'loaded'; readonly inputs: TensorSpec[]; readonly outputs: TensorSpec[] }
-  | { readonly type: 'load-failed'; readonly error: WireError }
-  | { readonly type: 'result'; readonly id: number; readonly outputs: Tensor[]; readonly responseHeaders: Record<string, string>; readonly parameters: Parameters | undefined }
-  | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
-  | { readonly type: 'explained'; readonly id: number; readonly document: unknown }
-  | { readonly type: 'unloaded' };
+/** What the main thread learns once the model has loaded. */
+export interface ModelLoaded {
+  readonly inputs: TensorSpec[];
+  readonly outputs: TensorSpec[];
+  /** The model asks for the predictor health check: the main thread then polls `health` jobs. */
+  readonly healthCheck: boolean;
+}
 
-export type ToWorker =
-  | { readonly type: 'infer'; readonly id: number; readonly inputs: readonly Tensor[]; readonly outputNames: readonly string[]; readonly context: Omit<InferContext, 'responseHeaders'> }
-  | { readonly type: 'explain'; readonly id: number; readonly inputs: readonly Tensor[]; readonly context: Omit<InferContext, 'responseHeaders'> }
-  | { readonly type: 'unload' };
+/** The request's facts the hooks see; the response headers come back in the answer. */
+export type JobContext = Pick<InferContext, 'id' | 'parameters' | 'headers'>;
+
+export type ModelJob =
+  | { readonly kind: 'infer'; readonly inputs: readonly Tensor[]; readonly outputNames: readonly string[]; readonly context: JobContext }
+  | { readonly kind: 'explain'; readonly inputs: readonly Tensor[]; readonly context: JobContext }
+  | { readonly kind: 'health' };
+
+export type ModelAnswer =
+  | { readonly kind: 'infer'; readonly outputs: Tensor[]; readonly responseHeaders: Record<string, string>; readonly parameters: Parameters | undefined }
+  | { readonly kind: 'explain'; readonly document: unknown }
+  | { readonly kind: 'health'; readonly healthy: boolean };

@@ -11,8 +11,9 @@
  * Threading: hooks run on the server's main thread (its event loop, as KServe's asyncio
  * loop). Await I/O freely; CPU-heavy work that blocks for long delays health checks and
  * every other model, so move it to a worker thread (node:worker_threads) or a native
- * session (onnxruntime-node runs off the loop). Hooks may be called concurrently for
- * different requests.
+ * session (onnxruntime-node runs off the loop), or serve the module with
+ * `--model_module_worker`, which runs its hooks in a worker thread of their own. Hooks may
+ * be called concurrently for different requests, in either mode.
  *
  * Errors: throw the SDK's error classes (sdk-errors.ts); anything else is a 500 naming the
  * model, with the message but never the stack.
