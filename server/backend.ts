@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import type { FlagSpec, Flags } from '../cli/flags.js';
 import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
-import type { ModelConfig } from './repository/model-config.js';
+import type { ModelConfig } from './model-config.js';
 import type { ClientSignal } from './client-signal.js';
 
 /** What every backend gets at load, whatever its own options. */

@@ -22,7 +22,8 @@ import type { BackendSettings } from '../backend-settings.js';
 import { BatchingInstance } from '../batching/batching-instance.js';
 import type { Metrics } from '../metrics.js';
 import { refuseInterruptedDownload } from './download-marker.js';
-import { type ModelConfig, readModelConfig } from './model-config.js';
+import type { ModelConfig } from '../model-config.js';
+import { readModelConfig } from './config-pbtxt.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 
 export type ModelState = 'LOADING' | 'READY' | 'FAILED' | 'UNLOADING';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseModelConfig, readModelConfig } from './model-config.js';
+import { parseModelConfig, readModelConfig } from './config-pbtxt.js';
 
 describe('parseModelConfig', () => {
   it('reads the supported Triton subset', () => {

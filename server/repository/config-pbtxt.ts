@@ -1,34 +1,14 @@
 /**
- * Per-model configuration: the subset of Triton's `config.pbtxt` this server honours.
- * See docs/model-repository.md for the format. Unknown fields are ignored with a warning
- * by the caller; malformed known fields fail the model's load with a clear message.
+ * Reads a model's `config.pbtxt` into its ModelConfig (server/model-config.ts): the subset
+ * of Triton's model configuration this server honours. See docs/model-repository.md for the
+ * format. Unknown fields are ignored with a warning by the caller; malformed known fields
+ * fail the model's load with a clear message.
  */
 import { readFile } from 'node:fs/promises';
 import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
+import type { ModelConfig } from '../model-config.js';
 import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
-
-export interface DynamicBatchingConfig {
-  readonly preferredBatchSizes: readonly number[];
-  readonly maxQueueDelayMicroseconds: number;
-}
-
-export interface ModelConfig {
-  readonly name: string | undefined;
-  /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
-  readonly backend: string | undefined;
-  /** >0: the first dimension of every input and output is a batch dimension of at most this size. */
-  readonly maxBatchSize: number;
-  /** Shapes here exclude the batch dimension when maxBatchSize > 0, as in Triton. */
-  readonly inputs: readonly TensorSpec[] | undefined;
-  readonly outputs: readonly TensorSpec[] | undefined;
-  readonly dynamicBatching: DynamicBatchingConfig | undefined;
-  /** `parameters { key: "k" value { string_value: "v" } }` entries. */
-  readonly parameters: ReadonlyMap<string, string>;
-  /** Fields present in the file that this server does not act on. */
-  readonly ignoredFields: readonly string[];
-}
-
 
 const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters']);
 

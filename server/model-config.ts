@@ -1,0 +1,28 @@
+/**
+ * Per-model configuration, as the repository hands it to the backend that loads the model
+ * (LoadContext.config, server/backend.ts): the subset of Triton's `config.pbtxt` this server
+ * honours, read by server/repository/config-pbtxt.ts. Part of the backend contract, so the
+ * contract imports nothing from the repository.
+ */
+import type { TensorSpec } from '../protocols/tensor.js';
+
+export interface DynamicBatchingConfig {
+  readonly preferredBatchSizes: readonly number[];
+  readonly maxQueueDelayMicroseconds: number;
+}
+
+export interface ModelConfig {
+  readonly name: string | undefined;
+  /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
+  readonly backend: string | undefined;
+  /** >0: the first dimension of every input and output is a batch dimension of at most this size. */
+  readonly maxBatchSize: number;
+  /** Shapes here exclude the batch dimension when maxBatchSize > 0, as in Triton. */
+  readonly inputs: readonly TensorSpec[] | undefined;
+  readonly outputs: readonly TensorSpec[] | undefined;
+  readonly dynamicBatching: DynamicBatchingConfig | undefined;
+  /** `parameters { key: "k" value { string_value: "v" } }` entries. */
+  readonly parameters: ReadonlyMap<string, string>;
+  /** Fields present in the file that this server does not act on. */
+  readonly ignoredFields: readonly string[];
+}
