@@ -42,7 +42,7 @@ const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'u
 const builtins = new Set(builtinModules);
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
-// Files a module opens beside itself: worker entries (server/worker-entry.ts) and assets
+// Files a module opens beside itself: worker entries (server/workers/worker-entry.ts) and assets
 // located with `new URL('./x', import.meta.url)` (the .proto files).
 const WORKER = /\bspawnWorker\(\s*import\.meta\.url,\s*['"]([^'"]+)['"]/g;
 const SIBLING = /\bnew URL\(\s*['"](\.\/[^'"]+)['"],\s*import\.meta\.url\s*\)/g;

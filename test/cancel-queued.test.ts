@@ -8,7 +8,7 @@
  * held at the model (test/helpers/model-gate.ts) until the server itself reports each client
  * gone (the request's signal, as the model sees it), then released. How the ONNX worker skips
  * a job cancelled while it waits in the worker's own queue is covered, held the same way, in
- * server/worker-session.test.ts.
+ * server/workers/worker-session.test.ts.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';

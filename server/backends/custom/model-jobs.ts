@@ -1,6 +1,6 @@
 /**
  * What a custom model's worker thread (model-worker.ts) and its main-thread instance
- * (worker-model.ts) exchange, inside the generic envelope (server/worker-messages.ts: one
+ * (worker-model.ts) exchange, inside the generic envelope (server/workers/worker-messages.ts: one
  * message shape, one WireError for failures, cancellation): the load report, one job per
  * hook call, and what each answers.
  */

@@ -1,7 +1,7 @@
 /**
  * Worker-thread entry of a custom model in worker mode (--model_module_worker): imports the
  * module, loads its model with the same adapter as the main thread (model-adapter.ts), and
- * runs its hooks as jobs of the generic worker loop (server/worker-loop.ts), side by side
+ * runs its hooks as jobs of the generic worker loop (server/workers/worker-loop.ts), side by side
  * as on the main thread, so a model's blocking code never holds the server's event loop.
  * Errors cross as catalogue data (WireError), already named by the adapter; a request
  * whose client goes away sees `request.signal` aborted here as it would inline.
@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import type { InferContext } from '../../backend.js';
 import type { ClientSignal } from '../../client-signal.js';
 import { logUnhandledRejections } from '../../process-faults.js';
-import { serveJobs } from '../../worker-loop.js';
+import { serveJobs } from '../../workers/worker-loop.js';
 import { modelFromModule } from './load-module.js';
 import { type OpenedModel, openModel } from './model-adapter.js';
 import type { ModelAnswer, ModelJob, ModelLoaded, ModelWorkerInit } from './model-jobs.js';

@@ -1,7 +1,7 @@
 /**
  * A `--model_module` in worker mode: the model lives in its own worker thread
  * (model-worker.ts) and this ModelInstance forwards each hook call to it as a job of the
- * generic worker mechanism (server/worker-session.ts), so blocking JavaScript in its hooks
+ * generic worker mechanism (server/workers/worker-session.ts), so blocking JavaScript in its hooks
  * delays only its own requests, never health probes or other models. As inline: a request
  * whose client goes away is cancelled (dropped if its hooks have not started, its
  * `request.signal` aborted if they have), and the predictor health check is polled, as a
@@ -12,8 +12,8 @@
 import { errors } from '../../../protocols/errors.js';
 import type { Tensor } from '../../../protocols/tensor.js';
 import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
-import { spawnWorker } from '../../worker-entry.js';
-import { WorkerSession } from '../../worker-session.js';
+import { spawnWorker } from '../../workers/worker-entry.js';
+import { WorkerSession } from '../../workers/worker-session.js';
 import { HealthPoll } from './health-poll.js';
 import { SDK_PLATFORM } from './model-adapter.js';
 import type { JobContext, ModelAnswer, ModelJob, ModelLoaded, ModelWorkerInit } from './model-jobs.js';

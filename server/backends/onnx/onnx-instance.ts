@@ -11,8 +11,8 @@ import { type NumericArray, type TensorData, isDatatype } from '../../../protoco
 import { errors, runtimeError } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { InferContext, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
-import { spawnWorker } from '../../worker-entry.js';
-import { WorkerSession, transferInput } from '../../worker-session.js';
+import { spawnWorker } from '../../workers/worker-entry.js';
+import { WorkerSession, transferInput } from '../../workers/worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { type InlinePlan, planInline } from './onnx-inline.js';
 import { cudaProviderEntry } from './cuda-options.js';

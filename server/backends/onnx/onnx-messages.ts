@@ -1,6 +1,6 @@
 /**
  * What an ONNX session worker and the main thread exchange inside the shared envelope
- * (server/worker-messages.ts). Tensor storage travels as typed arrays whose buffers are
+ * (server/workers/worker-messages.ts). Tensor storage travels as typed arrays whose buffers are
  * transferred, never serialised element by element.
  */
 import type { NumericArray } from '../../../protocols/datatypes.js';

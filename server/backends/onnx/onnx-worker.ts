@@ -1,10 +1,10 @@
 /**
  * Worker-thread entry that owns one onnxruntime session (onnx-runner.ts). Session creation
  * and `run` block the calling thread, so they live here and the main thread's event loop
- * stays free. The job loop is server/worker-loop.ts.
+ * stays free. The job loop is server/workers/worker-loop.ts.
  */
 import { workerData } from 'node:worker_threads';
-import { serveJobs, transferOutput } from '../../worker-loop.js';
+import { serveJobs, transferOutput } from '../../workers/worker-loop.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor } from './onnx-messages.js';
 import { createRunner } from './onnx-runner.js';
 

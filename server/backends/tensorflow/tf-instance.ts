@@ -1,6 +1,6 @@
 /**
  * A loaded TensorFlow model version: one worker thread owning one engine (native SavedModel
- * or portable TF.js), driven through server/worker-session.ts as the ONNX backend is.
+ * or portable TF.js), driven through server/workers/worker-session.ts as the ONNX backend is.
  *
  * Signatures: `inputs`/`outputs` describe the default signature (`serving_default`) and
  * `signatures` lists them all, the default first. A request picks one with the
@@ -12,8 +12,8 @@ import type { Datatype } from '../../../protocols/datatypes.js';
 import { KServeError, errors } from '../../../protocols/errors.js';
 import type { SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { InferContext, ModelInstance } from '../../backend.js';
-import { spawnWorker } from '../../worker-entry.js';
-import { WorkerSession, transferInput } from '../../worker-session.js';
+import { spawnWorker } from '../../workers/worker-entry.js';
+import { WorkerSession, transferInput } from '../../workers/worker-session.js';
 import type { TfJob, TfLoaded, WireSpec, WireTensor, WorkerSettings } from './tf-messages.js';
 import { toTfjsValues, v2FromTf } from './tf-types.js';
 

@@ -1,6 +1,6 @@
 /**
  * What a TensorFlow worker and the main thread exchange inside the shared envelope
- * (server/worker-messages.ts). Numeric storage travels as typed arrays whose buffers are
+ * (server/workers/worker-messages.ts). Numeric storage travels as typed arrays whose buffers are
  * transferred; BYTES as arrays of Uint8Array (copied once).
  */
 import type { Datatype, TensorData } from '../../../protocols/datatypes.js';

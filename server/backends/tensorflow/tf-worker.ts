@@ -1,10 +1,10 @@
 /**
  * Worker-thread entry owning one TensorFlow model (native or portable engine). TF.js runs
  * kernels synchronously on the calling thread, so they live here and the main thread's event
- * loop stays free. The job loop is server/worker-loop.ts.
+ * loop stays free. The job loop is server/workers/worker-loop.ts.
  */
 import { workerData } from 'node:worker_threads';
-import { serveJobs, transferOutput } from '../../worker-loop.js';
+import { serveJobs, transferOutput } from '../../workers/worker-loop.js';
 import type { Engine, TfTensor } from './tf-engine.js';
 import type { TfJob, TfLoaded, WireTensor, WorkerSettings } from './tf-messages.js';
 import { fromTfjsValues, tfjsDtypeOf, toTfjsValues } from './tf-types.js';

@@ -9,7 +9,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { KServeError, errors } from '../protocols/errors.js';
+import { KServeError, errors } from '../../protocols/errors.js';
 import { mainThreadImports, spawnWorker } from './worker-entry.js';
 import type { LoopJob, LoopWorkerData } from './worker-loop.test-worker.js';
 import { WorkerSession } from './worker-session.js';

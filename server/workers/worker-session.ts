@@ -2,8 +2,8 @@
  * The main-thread side of a model worker: one worker thread that owns one runtime session
  * (onnxruntime, TensorFlow) and runs jobs for it, so that native work never blocks the
  * server's event loop. Backends decide what a job (`J`) and its result (`R`) are and how the
- * worker loads; this class owns the plumbing. The worker side is server/worker-loop.ts, the
- * envelope server/worker-messages.ts.
+ * worker loads; this class owns the plumbing. The worker side is server/workers/worker-loop.ts, the
+ * envelope server/workers/worker-messages.ts.
  *
  * Contract:
  * - Ordering: jobs reach the worker in the order `run` was called. Jobs submitted during one
@@ -23,11 +23,11 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { isDetachable } from '../protocols/buffer-ownership.js';
-import type { NumericArray } from '../protocols/datatypes.js';
-import { KServeError, errors, fromWireError } from '../protocols/errors.js';
+import { isDetachable } from '../../protocols/buffer-ownership.js';
+import type { NumericArray } from '../../protocols/datatypes.js';
+import { KServeError, errors, fromWireError } from '../../protocols/errors.js';
 import type { FromWorker, RunJob, ToWorker } from './worker-messages.js';
-import type { ClientSignal } from './client-signal.js';
+import type { ClientSignal } from '../client-signal.js';
 
 export interface WorkerSessionOptions {
   /** Names the runtime in errors and logs: "onnx" gives "onnx worker exited with code 1". */

@@ -7,7 +7,7 @@
  * `failLoad` fails the load; `preloadCheck` reports what a preload set.
  */
 import { workerData } from 'node:worker_threads';
-import { type ErrorKind, KServeError } from '../protocols/errors.js';
+import { type ErrorKind, KServeError } from '../../protocols/errors.js';
 import { serveJobs } from './worker-loop.js';
 
 /** Slots of `flags` (worker-loop.test.ts names them alike). */

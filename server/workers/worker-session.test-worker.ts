@@ -4,7 +4,7 @@
  * many doubling jobs ran (`count`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { KServeError, type ErrorKind } from '../protocols/errors.js';
+import { KServeError, type ErrorKind } from '../../protocols/errors.js';
 import { serveJobs, transferOutput } from './worker-loop.js';
 
 export type TestJob =

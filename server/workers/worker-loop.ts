@@ -6,9 +6,9 @@
  * away, and closes the runtime on request.
  */
 import { parentPort } from 'node:worker_threads';
-import type { NumericArray } from '../protocols/datatypes.js';
-import { KServeError, toWireError } from '../protocols/errors.js';
-import type { ClientSignal } from './client-signal.js';
+import type { NumericArray } from '../../protocols/datatypes.js';
+import { KServeError, toWireError } from '../../protocols/errors.js';
+import type { ClientSignal } from '../client-signal.js';
 import type { FromWorker, JobResult, RunJob, ToWorker } from './worker-messages.js';
 
 export interface JobRunner<J, R> {

@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { errorKinds, KServeError } from '../protocols/errors.js';
+import { errorKinds, KServeError } from '../../protocols/errors.js';
 import { describe, expect, it } from 'vitest';
 import { spawnWorker } from './worker-entry.js';
 import { WorkerSession, transferInput } from './worker-session.js';

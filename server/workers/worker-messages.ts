@@ -1,6 +1,6 @@
 /**
- * The envelope between the main thread and a model worker (server/worker-session.ts on the
- * main side, server/worker-loop.ts in the worker). Backends choose only the payloads: what
+ * The envelope between the main thread and a model worker (server/workers/worker-session.ts on the
+ * main side, server/workers/worker-loop.ts in the worker). Backends choose only the payloads: what
  * a loaded worker reports (`L`), what one job carries (`J`) and what it returns (`R`).
  *
  * Jobs that arrive in the same event-loop turn travel in one message, and results come back
@@ -8,7 +8,7 @@
  * at a time, in order.
  */
 
-import type { ErrorKind, WireError } from '../protocols/errors.js';
+import type { ErrorKind, WireError } from '../../protocols/errors.js';
 
 export interface RunJob<J> {
   readonly id: number;
