@@ -1,6 +1,6 @@
 /** Flag parsing: KServe's names and defaults, spellings, validation and warnings. */
 import { describe, expect, it } from 'vitest';
-import { BackendSettings } from './backend-settings.js';
+import { BackendSettings } from './backend/backend-settings.js';
 import { onnxSettings } from './backends/onnx/onnx-options.js';
 import { ConfigError, parseServeArgs as parseWith, usableCpus } from './config.js';
 import { defaultBackends } from './server.js';

@@ -3,7 +3,7 @@
  * Exit codes: 0 after a clean shutdown, 1 when no model became ready although models were
  * requested (the anchor's NoModelReady) or a port could not be bound, 2 for invalid flags.
  */
-import { BackendSettings } from './backend-settings.js';
+import { BackendSettings } from './backend/backend-settings.js';
 import { announceStarted, isClusterWorker, printFatal, runPrimary, workerMetrics } from './cluster.js';
 import { ListenError } from '../cli/listen-error.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';

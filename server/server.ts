@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { BackendRegistry } from './backend-registry.js';
-import { BackendSettings } from './backend-settings.js';
-import type { ProvidedModel } from './backend.js';
+import { BackendRegistry } from './backend/backend-registry.js';
+import { BackendSettings } from './backend/backend-settings.js';
+import type { ProvidedModel } from './backend/backend.js';
 import { customBackend } from './backends/custom/custom-backend.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
 import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';

@@ -36,6 +36,7 @@ describe('the import graph', () => {
   it.each([
     ['transports never import backends', ['server/http/', 'server/grpc/'], ['server/backends/']],
     ['backends never import transports', ['server/backends/'], ['server/http/', 'server/grpc/']],
+    ['the backend contract (server/backend/) imports no repository, backend, pipeline or transport', ['server/backend/'], ['server/repository/', 'server/backends/', 'server/pipeline/', 'server/http/', 'server/grpc/']],
     ['the SDK face (server/sdk/) is imported by no other part of the server', ['server/', 'protocols/', 'cli/'], ['server/sdk/'], ['server/sdk/']],
     ['the predictor clients import no backend and no SDK', ['server/predictor-client/'], ['server/backends/', 'server/sdk/']],
     ['storage-initializer and controller import nothing from server or protocols', ['storage-initializer/', 'controller/'], ['server/', 'protocols/']],

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../protocols/tensor.js';
-import type { ModelInstance } from '../backend.js';
+import type { ModelInstance } from '../backend/backend.js';
 import { BatchingInstance } from './batching-instance.js';
 import { batchKey, splitOutputs, stackInputs } from './stacking.js';
 

@@ -28,7 +28,7 @@
  */
 import { errors } from '../../protocols/errors.js';
 import type { SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
-import type { InferContext, ModelInstance } from '../backend.js';
+import type { InferContext, ModelInstance } from '../backend/backend.js';
 import { BatchQueue } from './batch-queue.js';
 import { batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
 

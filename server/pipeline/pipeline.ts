@@ -33,7 +33,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { InferRequest, ModelView } from '../../protocols/tensor.js';
-import type { InferContext } from '../backend.js';
+import type { InferContext } from '../backend/backend.js';
 import type { ClientSignal } from '../client-signal.js';
 import { type Metrics, since } from '../metrics.js';
 import type { Lease, ModelRepository } from '../repository/model-repository.js';

@@ -8,7 +8,7 @@
 import { errors } from '../../protocols/errors.js';
 import { SIGNATURE_PARAMETER, selectSignature } from '../../protocols/signature.js';
 import type { InferRequest, InferResponse, ModelView, Parameters, SignatureDef } from '../../protocols/tensor.js';
-import type { InferContext } from '../backend.js';
+import type { InferContext } from '../backend/backend.js';
 import type { Stage } from '../metrics.js';
 import type { ServedVersion } from '../repository/model-repository.js';
 import { validateRequest } from '../validate-request.js';

@@ -1,5 +1,5 @@
 /**
- * Reads a model's `config.pbtxt` into its ModelConfig (server/model-config.ts): the subset
+ * Reads a model's `config.pbtxt` into its ModelConfig (server/backend/model-config.ts): the subset
  * of Triton's model configuration this server honours. See docs/model-repository.md for the
  * format. Unknown fields are ignored with a warning by the caller; malformed known fields
  * fail the model's load with a clear message.
@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { ModelConfig } from '../model-config.js';
+import type { ModelConfig } from '../backend/model-config.js';
 import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
 
 const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters']);

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Backend, ModelInstance } from '../backend.js';
+import type { Backend, ModelInstance } from '../backend/backend.js';
 import { parseFlags } from '../../cli/flags.js';
-import { BackendRegistry } from '../backend-registry.js';
-import { BackendSettings } from '../backend-settings.js';
+import { BackendRegistry } from '../backend/backend-registry.js';
+import { BackendSettings } from '../backend/backend-settings.js';
 import { ModelRepository } from './model-repository.js';
 import { repositorySource } from './model-source.js';
 

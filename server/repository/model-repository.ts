@@ -16,13 +16,13 @@
 import type { Logger } from 'pino';
 import { errors, KServeError } from '../../protocols/errors.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { ModelInstance, ProvidedModel } from '../backend.js';
-import type { BackendRegistry } from '../backend-registry.js';
-import type { BackendSettings } from '../backend-settings.js';
+import type { ModelInstance, ProvidedModel } from '../backend/backend.js';
+import type { BackendRegistry } from '../backend/backend-registry.js';
+import type { BackendSettings } from '../backend/backend-settings.js';
 import { BatchingInstance } from '../batching/batching-instance.js';
 import type { Metrics } from '../metrics.js';
 import { refuseInterruptedDownload } from './download-marker.js';
-import type { ModelConfig } from '../model-config.js';
+import type { ModelConfig } from '../backend/model-config.js';
 import { readModelConfig } from './config-pbtxt.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseFlags } from '../../cli/flags.js';
 import { fixture } from '../../test/helpers/server.js';
-import { BackendSettings } from '../backend-settings.js';
+import { BackendSettings } from '../backend/backend-settings.js';
 import { defaultBackends } from '../server.js';
 import { ModelRepository } from './model-repository.js';
 import { type ModelSource, repositorySource } from './model-source.js';

@@ -15,7 +15,7 @@ import { listen } from '../listen.js';
 import { createLogger } from '../logger.js';
 import type { ModelRepository } from '../repository/model-repository.js';
 import { type ModelServer as CoreServer, createServer, defaultBackends } from '../server.js';
-import type { ProvidedModel } from '../backend.js';
+import type { ProvidedModel } from '../backend/backend.js';
 import { providedModel } from '../backends/custom/model-adapter.js';
 import type { Model } from '../backends/custom/model.js';
 

@@ -4,7 +4,7 @@
  * calling suite. Read its fields inside tests or hooks, never at definition time.
  */
 import { afterAll, beforeAll } from 'vitest';
-import type { BackendRegistry } from '../../server/backend-registry.js';
+import type { BackendRegistry } from '../../server/backend/backend-registry.js';
 import { type GrpcTestClient, grpcClient } from '../grpc/client.js';
 import { type TestServer, makeRepository, startServer } from './server.js';
 

@@ -9,8 +9,8 @@
  * The gate sits where a backend's instance sits: the dynamic batcher (server/batching) and
  * the repository's queue depth see a held call exactly as a long inference.
  */
-import type { Backend, InferContext, ModelInstance } from '../../server/backend.js';
-import { BackendRegistry } from '../../server/backend-registry.js';
+import type { Backend, InferContext, ModelInstance } from '../../server/backend/backend.js';
+import { BackendRegistry } from '../../server/backend/backend-registry.js';
 import { defaultBackends } from '../../server/server.js';
 import type { ModelServer } from '../../server/server.js';
 import { metricValue } from './http.js';

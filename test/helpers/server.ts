@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Logger, pino } from 'pino';
 import { parseServeArgs } from '../../server/config.js';
-import type { BackendRegistry } from '../../server/backend-registry.js';
+import type { BackendRegistry } from '../../server/backend/backend-registry.js';
 import { type ModelServer, createServer, defaultBackends } from '../../server/server.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

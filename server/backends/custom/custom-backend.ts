@@ -8,7 +8,7 @@
  */
 import type { Flags } from '../../../cli/flags.js';
 import { errors } from '../../../protocols/errors.js';
-import type { Backend, ModelInstance, ProvidedModel } from '../../backend.js';
+import type { Backend, ModelInstance, ProvidedModel } from '../../backend/backend.js';
 import { PREDICTOR_FLAGS, type PredictorConfig, predictorConfigFrom } from '../../predictor-client/predictor-config.js';
 import { mainThreadImports } from '../../workers/worker-entry.js';
 import { modelFromModule } from './load-module.js';

@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import { KServeError, errors, isErrorKind, withoutSourcePaths } from '../../../protocols/errors.js';
 import type { Tensor } from '../../../protocols/tensor.js';
-import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
+import type { InferContext, ModelInstance, ProvidedModel } from '../../backend/backend.js';
 import { thrownText } from '../../error-text.js';
 import { type FaultOwner, runAsModel } from '../../process-faults.js';
 import { HealthPoll } from './health-poll.js';

@@ -5,7 +5,7 @@
  * hook call, and what each answers.
  */
 import type { Parameters, Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { InferContext } from '../../backend.js';
+import type { InferContext } from '../../backend/backend.js';
 import type { ModelFactoryOptions } from './model.js';
 
 /** workerData of a model worker. */

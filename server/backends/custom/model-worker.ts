@@ -8,7 +8,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import type { InferContext } from '../../backend.js';
+import type { InferContext } from '../../backend/backend.js';
 import type { ClientSignal } from '../../client-signal.js';
 import { logUnhandledRejections } from '../../process-faults.js';
 import { serveJobs } from '../../workers/worker-loop.js';

@@ -11,7 +11,7 @@
  */
 import { errors } from '../../../protocols/errors.js';
 import type { Tensor } from '../../../protocols/tensor.js';
-import type { InferContext, ModelInstance, ProvidedModel } from '../../backend.js';
+import type { InferContext, ModelInstance, ProvidedModel } from '../../backend/backend.js';
 import { spawnWorker } from '../../workers/worker-entry.js';
 import { WorkerSession } from '../../workers/worker-session.js';
 import { HealthPoll } from './health-poll.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FlagError } from '../../../cli/flags.js';
-import { BackendSettings } from '../../backend-settings.js';
+import { BackendSettings } from '../../backend/backend-settings.js';
 import { parseServeArgs } from '../../config.js';
 import { defaultBackends } from '../../server.js';
 import { cudaProviderEntry, withCudaOption } from './cuda-options.js';

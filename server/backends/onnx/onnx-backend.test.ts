@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture } from '../../../test/helpers/server.js';
-import type { LoadContext } from '../../backend.js';
-import { listFiles } from '../../backend-registry.js';
+import type { LoadContext } from '../../backend/backend.js';
+import { listFiles } from '../../backend/backend-registry.js';
 import { onnxBackend } from './onnx-backend.js';
 import type { OnnxOptions } from './onnx-options.js';
 

@@ -1,6 +1,6 @@
 /** The `onnx` backend: onnxruntime-node sessions, each in its own worker thread. */
 import path from 'node:path';
-import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
+import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { resolveProviders } from './execution-providers.js';
 import { OnnxInstance } from './onnx-instance.js';
 import { ONNX_FLAGS, type OnnxOptions, type OnnxSettings, onnxModelOptions, onnxSettings } from './onnx-options.js';

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { toKServeError } from '../../../protocols/errors.js';
 import { fixture } from '../../../test/helpers/server.js';
-import type { ModelInstance } from '../../backend.js';
+import type { ModelInstance } from '../../backend/backend.js';
 import { onnxBackend } from './onnx-backend.js';
 import { INLINE_SIZE_FACTOR } from './onnx-inline.js';
 import type { OnnxInstance } from './onnx-instance.js';

@@ -10,7 +10,7 @@
 import { type NumericArray, type TensorData, isDatatype } from '../../../protocols/datatypes.js';
 import { errors, runtimeError } from '../../../protocols/errors.js';
 import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { InferContext, LoadContext, LoadSpec, ModelInstance } from '../../backend.js';
+import type { InferContext, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { spawnWorker } from '../../workers/worker-entry.js';
 import { WorkerSession, transferInput } from '../../workers/worker-session.js';
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';

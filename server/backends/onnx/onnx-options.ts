@@ -4,7 +4,7 @@
  * reads them.
  */
 import { FlagError, type FlagSpec, type Flags } from '../../../cli/flags.js';
-import { type ParameterReader, applyParameters, integerParameter, listParameter } from '../../backend-parameters.js';
+import { type ParameterReader, applyParameters, integerParameter, listParameter } from '../../backend/backend-parameters.js';
 import { CUDA_FLAGS, CUDA_OPTION_NAMES, type CudaOptions, checkCudaOptionsCarried, withCudaOption } from './cuda-options.js';
 
 export const PROVIDERS = ['cpu', 'cuda'] as const;

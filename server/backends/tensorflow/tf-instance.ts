@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Datatype } from '../../../protocols/datatypes.js';
 import { KServeError, errors } from '../../../protocols/errors.js';
 import type { SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../../../protocols/tensor.js';
-import type { InferContext, ModelInstance } from '../../backend.js';
+import type { InferContext, ModelInstance } from '../../backend/backend.js';
 import { spawnWorker } from '../../workers/worker-entry.js';
 import { WorkerSession, transferInput } from '../../workers/worker-session.js';
 import type { TfJob, TfLoaded, WireSpec, WireTensor, WorkerSettings } from './tf-messages.js';

@@ -10,7 +10,7 @@ import { bytesOf, bytesTensor, expectError, get, json, post, postBinary, splitBi
 import { type TestServer, makeRepository, startServer } from '../../../test/helpers/server.js';
 import { nativeStatus } from './tf-backend.js';
 import { expected, tfRepository } from './tf-fixtures.test-helper.js';
-import { listFiles } from '../../backend-registry.js';
+import { listFiles } from '../../backend/backend-registry.js';
 
 const native = nativeStatus();
 const PATHS = [

@@ -14,10 +14,10 @@
  * Backends never see wire formats; they speak the neutral tensor types only.
  */
 import type { Logger } from 'pino';
-import type { FlagSpec, Flags } from '../cli/flags.js';
-import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../protocols/tensor.js';
+import type { FlagSpec, Flags } from '../../cli/flags.js';
+import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
 import type { ModelConfig } from './model-config.js';
-import type { ClientSignal } from './client-signal.js';
+import type { ClientSignal } from '../client-signal.js';
 
 /** What every backend gets at load, whatever its own options. */
 export interface LoadContext {

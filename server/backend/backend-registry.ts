@@ -1,7 +1,7 @@
 /** Backends keyed by name (and aliases); model folders are matched to a backend by `detect`. */
 import { readdir } from 'node:fs/promises';
-import { errors } from '../protocols/errors.js';
-import type { FlagSpec } from '../cli/flags.js';
+import { errors } from '../../protocols/errors.js';
+import type { FlagSpec } from '../../cli/flags.js';
 import type { Backend } from './backend.js';
 
 /** Names of the plain files in `dir` (none when it cannot be read). */

@@ -7,7 +7,7 @@
  * refuses keys it does not read (Backend.modelOptions).
  */
 import type { Logger } from 'pino';
-import type { Flags } from '../cli/flags.js';
+import type { Flags } from '../../cli/flags.js';
 import type { Backend, ProvidedModel } from './backend.js';
 import type { BackendRegistry } from './backend-registry.js';
 

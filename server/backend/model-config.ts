@@ -1,10 +1,10 @@
 /**
  * Per-model configuration, as the repository hands it to the backend that loads the model
- * (LoadContext.config, server/backend.ts): the subset of Triton's `config.pbtxt` this server
+ * (LoadContext.config, backend.ts): the subset of Triton's `config.pbtxt` this server
  * honours, read by server/repository/config-pbtxt.ts. Part of the backend contract, so the
  * contract imports nothing from the repository.
  */
-import type { TensorSpec } from '../protocols/tensor.js';
+import type { TensorSpec } from '../../protocols/tensor.js';
 
 export interface DynamicBatchingConfig {
   readonly preferredBatchSizes: readonly number[];
