@@ -1,7 +1,7 @@
 /** Validation and JSON encoding of protocol `parameters` maps (flat; scalar values only). */
 import { errors } from './errors.js';
 import type { Parameters } from './tensor.js';
-import { isObject } from './json-values.js';
+import { isObject } from './json/json-values.js';
 
 /** Checks a decoded JSON value is a valid parameters map; `where` names it in errors. */
 export function parseParameters(value: unknown, where: string): Parameters | undefined {

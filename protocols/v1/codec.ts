@@ -9,10 +9,10 @@
 import { datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
 import { floatsFromHalf, halfFromFloats } from '../half-float.js';
-import { decodeJsonData, encodeJsonNested } from '../json-data.js';
+import { decodeJsonData, encodeJsonNested } from '../json/json-data.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../limits.js';
 import type { InferRequest, InferResponse, Tensor, TensorSpec } from '../tensor.js';
-import { isObject, nestedShape } from '../json-values.js';
+import { isObject, nestedShape } from '../json/json-values.js';
 
 const isHalf = (d: string): d is 'FP16' | 'BF16' => d === 'FP16' || d === 'BF16';
 

@@ -14,12 +14,12 @@
  */
 import { type Datatype, type TensorData, datatypeInfo } from '../datatypes.js';
 import { errors } from '../errors.js';
-import { decodeJsonData, encodeJsonNested } from '../json-data.js';
+import { decodeJsonData, encodeJsonNested } from '../json/json-data.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits, MAX_RANK, checkedElementCount } from '../limits.js';
 import { SIGNATURE_PARAMETER, selectSignature } from '../signature.js';
 import type { InferResponse, SignatureDef, SignatureTensor, Tensor, TensorSpec } from '../tensor.js';
 import type { V1Decoded, V1Dialect, V1Model } from './dialect.js';
-import { isObject, nestedShape } from '../json-values.js';
+import { isObject, nestedShape } from '../json/json-values.js';
 
 type Format = 'row' | 'columnar';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KServeError } from '../errors.js';
-import { MIN_SPLIT_BODY } from '../json-split.js';
+import { MIN_SPLIT_BODY } from '../json/json-split.js';
 import { decodeRestInferRequest } from './rest-request.js';
 
 const N = 3 * 64 * 64; // 12,288 elements, ≈ 230 KB of JSON: above MIN_SPLIT_BODY

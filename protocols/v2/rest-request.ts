@@ -4,13 +4,13 @@
  */
 import { errors } from '../errors.js';
 import { InputHeaderDecoder } from '../input-header.js';
-import { decodeJsonData } from '../json-data.js';
-import { placeholderArray, splitJson } from '../json-split.js';
+import { decodeJsonData } from '../json/json-data.js';
+import { placeholderArray, splitJson } from '../json/json-split.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits, checkListLength } from '../limits.js';
 import { parseParameters } from '../parameters.js';
 import { decodeRawTensor } from '../raw-tensor.js';
 import type { InferRequest, RequestedOutput, Tensor } from '../tensor.js';
-import { isObject } from '../json-values.js';
+import { isObject } from '../json/json-values.js';
 
 export const HEADER_LENGTH_HEADER = 'inference-header-content-length';
 

@@ -7,7 +7,7 @@
  * response with binary outputs uses the compact order `id, model_name, model_version,
  * outputs[, parameters]` and omits empty per-output parameters.
  */
-import { encodeJsonData } from '../json-data.js';
+import { encodeJsonData } from '../json/json-data.js';
 import { encodeParameters, isEmpty } from '../parameters.js';
 import { encodeRawTensor, rawByteLength } from '../raw-tensor.js';
 import type { InferRequest, InferResponse, Parameters, Tensor } from '../tensor.js';

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../protocols/errors.js';
-import { memberValue } from '../../protocols/json-member-span.js';
+import { memberValue } from '../../protocols/json/json-member-span.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 
 export type CloudEventMode = 'binary' | 'structured';

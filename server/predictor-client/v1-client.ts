@@ -9,8 +9,8 @@
 import { datatypeInfo } from '../../protocols/datatypes.js';
 import { errors } from '../../protocols/errors.js';
 import { floatsFromHalf } from '../../protocols/half-float.js';
-import { decodeJsonData, encodeJsonNested } from '../../protocols/json-data.js';
-import { nestedShape } from '../../protocols/json-values.js';
+import { decodeJsonData, encodeJsonNested } from '../../protocols/json/json-data.js';
+import { nestedShape } from '../../protocols/json/json-values.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import { returnedHeaders } from './forward-headers.js';
 import { HttpForwarder } from './http-forwarder.js';

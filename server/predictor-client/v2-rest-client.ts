@@ -1,13 +1,13 @@
 /**
  * V2 REST to the predictor (`--predictor_protocol v2`): POST /v2/models/{name}/infer with
  * a JSON body, as KServe's transformer sends it. Tensor data goes through the V2 JSON data
- * codec (protocols/json-data.ts) both ways; the answer's outputs are checked as the server
+ * codec (protocols/json/json-data.ts) both ways; the answer's outputs are checked as the server
  * checks inputs (names, datatypes, shapes, element counts), a malformed answer being
  * PredictorError. Readiness: GET /v2/health/ready.
  */
 import { errors } from '../../protocols/errors.js';
 import { InputHeaderDecoder } from '../../protocols/input-header.js';
-import { decodeJsonData, encodeJsonData } from '../../protocols/json-data.js';
+import { decodeJsonData, encodeJsonData } from '../../protocols/json/json-data.js';
 import { encodeParameters, isEmpty, parseParameters } from '../../protocols/parameters.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import { returnedHeaders } from './forward-headers.js';

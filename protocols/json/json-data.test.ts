@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type Datatype, datatypeInfo } from './datatypes.js';
+import { type Datatype, datatypeInfo } from '../datatypes.js';
 import { decodeJsonData, encodeJsonData, encodeJsonNested } from './json-data.js';
-import { expectInvalidInput } from '../test/helpers/errors.js';
+import { expectInvalidInput } from '../../test/helpers/errors.js';
 
 const info = (d: Datatype) => {
   const i = datatypeInfo(d);

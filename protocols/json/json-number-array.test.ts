@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonNumberArray } from './json-number-array.js';
-import { MAX_RANK } from './limits.js';
+import { MAX_RANK } from '../limits.js';
 
 /** A deterministic generator (xorshift128+), so a failure is reproducible. */
 function rng(seed: number) {

@@ -3,10 +3,10 @@
  * storage (no intermediate flattened JS array), and encoding storage back to JSON text
  * without building per-element JS values for numeric types.
  */
-import type { Datatype, DatatypeInfo, TensorData } from './datatypes.js';
-import { errors } from './errors.js';
+import type { Datatype, DatatypeInfo, TensorData } from '../datatypes.js';
+import { errors } from '../errors.js';
 import { JsonNumberArray } from './json-number-array.js';
-import { DEFAULT_DECODE_LIMITS, MAX_RANK, checkedElementCount } from './limits.js';
+import { DEFAULT_DECODE_LIMITS, MAX_RANK, checkedElementCount } from '../limits.js';
 
 const INT_RANGES: Partial<Record<Datatype, readonly [number, number]>> = {
   UINT8: [0, 0xff],
