@@ -39,8 +39,9 @@ export interface LoadSpec {
 
 /**
  * Per-request facts beyond the tensors, for instances that hand them to user code (SDK
- * models, server/backends/custom/). File-backed backends ignore it. Transports fill `headers` and send
- * what the instance put in `responseHeaders` (REST headers, gRPC initial metadata).
+ * models, server/backends/custom/). File-backed backends ignore it. Transports fill
+ * `headers` and send what the instance put in `responseHeaders` (REST headers, gRPC
+ * initial metadata).
  */
 export interface InferContext {
   readonly id: string | undefined;

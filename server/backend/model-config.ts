@@ -1,6 +1,6 @@
 /**
  * Per-model configuration, as the repository hands it to the backend that loads the model
- * (LoadContext.config, backend.ts): the subset of Triton's `config.pbtxt` this server
+ * (LoadSpec.config, backend.ts): the subset of Triton's `config.pbtxt` this server
  * honours, read by server/repository/config-pbtxt.ts. Part of the backend contract, so the
  * contract imports nothing from the repository.
  */
