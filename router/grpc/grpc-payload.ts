@@ -6,7 +6,7 @@
  * (outputs become inputs, raw contents stay raw). Conditions read the payload as the V2
  * REST JSON a REST step would have seen (decoded only for that).
  */
-import { encodeJsonData } from '../../protocols/json-data.js';
+import { encodeJsonData } from '../../protocols/json/json-data.js';
 import { encodeParameters, isEmpty } from '../../protocols/parameters.js';
 import { decodeGrpcInferRequest } from '../../protocols/grpc/infer-request.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage } from '../../protocols/grpc/messages.js';

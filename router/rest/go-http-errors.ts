@@ -5,7 +5,7 @@
  * error answers match KServe's byte for byte in the common cases. DNS failures name no
  * resolver address (Go's does: it is the pod's resolver, which Node does not report).
  */
-import { errorCode } from '../../server/sdk/predictor/retry-policy.js';
+import { errorCode } from '../../server/predictor-client/retry-policy.js';
 
 /** Go's %q of a URL (the ASCII a URL holds: only `"` and `\` need escaping). */
 function quoted(url: string): string {

@@ -6,8 +6,8 @@
  * with it, so Sequence `$request` steps and Splitters pass binary tensors through
  * without decoding them; conditions read the body's JSON header.
  */
-import { HttpForwarder } from '../../server/sdk/predictor/http-forwarder.js';
-import { DEFAULT_MAX_INFLIGHT_ANSWER_BYTES } from '../../server/sdk/predictor/predictor-config.js';
+import { HttpForwarder } from '../../server/predictor-client/http-forwarder.js';
+import { DEFAULT_MAX_INFLIGHT_ANSWER_BYTES } from '../../server/predictor-client/predictor-config.js';
 import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 import { bytesOf } from '../gjson/index.js';
 import { type GoValue, goJsonSyntaxError, marshalGo, unmarshalObject } from '../go-json.js';
