@@ -3,6 +3,7 @@
  * The `kserve-ts` command. Subcommands: `serve` (default when the first argument is a
  * flag, so KServe runtime args such as `--model_name=x --model_dir=/mnt/models` work as is).
  */
+import { importFeature } from '../cli/optional-package.js';
 import { enableCompileCache } from '../server/compile-cache.js';
 
 // enableCompileCache caches only what is imported after it: hence the dynamic imports.
@@ -34,7 +35,8 @@ async function main(argv: string[]): Promise<number> {
     return storageInitializer(rest, process.env);
   }
   if (first === 'controller') {
-    const { runController } = await import('../controller/main.js');
+    // @kubernetes/client-node is an optional peer dependency: a missing one is named.
+    const { runController } = await importFeature('kserve-ts controller', () => import('../controller/main.js'));
     return runController(rest, process.env);
   }
   if (first === 'router') {

@@ -25,8 +25,11 @@
 #
 # The application is built on the host, not inside `docker build`: registries are reached
 # through a CA only the host trusts, and that CA must never be baked into a shipped image.
-# `npm ci --omit=dev --omit=optional --ignore-scripts` installs the production tree exactly
-# as package-lock.json pins it; scripts/image-stage.mjs takes what each image imports.
+# `npm ci --omit=optional --ignore-scripts` installs the tree exactly as package-lock.json pins
+# it (development dependencies included: the optional features an image carries, onnxruntime,
+# TensorFlow, the cloud SDKs and the Kubernetes client, are optional peer dependencies of the
+# package and development dependencies of this repository); scripts/image-stage.mjs takes only
+# what each image imports.
 #
 # Cache (${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts): the base rootfs tar keyed by Debian
 # release and package list, the production node_modules keyed by the lock file's hash; the
@@ -84,17 +87,17 @@ make_base() {
 }
 
 prod_modules() {
-  local key dir
-  key="$(sha256sum package-lock.json | cut -c1-16)"
+  local key dir flags=(--omit=optional --ignore-scripts)
+  key="$( (cat package-lock.json; echo "${flags[*]}") | sha256sum | cut -c1-16)"
   dir="$cache_root/image-node-modules/$key"
   if [[ ! -f "$dir/.complete" ]]; then
-    log "installing production dependencies from package-lock.json"
+    log "installing the dependencies from package-lock.json"
     rm -rf "$dir"
     mkdir -p "$dir"
     cp package.json package-lock.json "$dir/"
     # The project's .npmrc keeps onnxruntime-node's CUDA download off; scripts don't run anyway.
     cp .npmrc "$dir/" 2>/dev/null || true
-    (cd "$dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund >&2)
+    (cd "$dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci "${flags[@]}" --no-audit --no-fund >&2)
     touch "$dir/.complete"
   fi
   echo "$dir/node_modules"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Provides @tensorflow/tfjs-node (the tensorflow backend's native path) without its
 # installer's download: tfjs-node's install script fetches libtensorflow from
-# storage.googleapis.com, which CI and air-gapped clusters cannot reach, so npm drops the
-# optional package. This script instead
+# storage.googleapis.com, which CI and air-gapped clusters cannot reach. tfjs-node is an
+# optional peer dependency of kserve-ts, so `npm ci` does not install it. This script instead
 #   1. installs the npm package and its dependencies with scripts disabled (npm registry),
 #   2. takes libtensorflow from the tensorflow-cpu wheel on PyPI: libtensorflow_cc.so.2
 #      (which exports the TF_*/TFE_* C API) and libtensorflow_framework.so.2, plus the C
@@ -21,7 +21,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-TFJS_NODE_VERSION="$(node -p "require('./package-lock.json').packages['node_modules/@tensorflow/tfjs-node'].version")"
+# tfjs-node is an optional peer dependency (package.json), so package-lock.json has no entry
+# for it. Its releases go in lockstep with @tensorflow/tfjs (tfjs-node@X depends on exactly
+# @tensorflow/tfjs@X), so the locked tfjs's version is the one to build.
+TFJS_NODE_VERSION="$(node -p "require('./package-lock.json').packages['node_modules/@tensorflow/tfjs'].version")"
 NAPI="$(node -p "Math.min(8, Number(process.versions.napi))")"   # tfjs-node's highest napi build
 NODE_ABI="$(node -p process.versions.modules)"
 arch="$(uname -m)"
@@ -34,7 +37,9 @@ log() { echo "[build-tfjs-node] $*" >&2; }
 pkg="$root/node_modules/@tensorflow/tfjs-node"
 if [[ ! -f "$pkg/package.json" ]]; then
   log "installing @tensorflow/tfjs-node@$TFJS_NODE_VERSION with scripts disabled"
-  npm install --no-save --ignore-scripts --no-audit --no-fund "@tensorflow/tfjs-node@$TFJS_NODE_VERSION" >&2
+  # --save-dev makes it a development dependency of this install (an optional peer alone is
+  # "up to date" when absent); --no-save leaves package.json and package-lock.json as they are.
+  npm install --no-save --save-dev --ignore-scripts --no-audit --no-fund "@tensorflow/tfjs-node@$TFJS_NODE_VERSION" >&2
 fi
 
 if [[ ! -f "$cache/.built" ]]; then

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Stages one image's build context from the host's compiled dist/ and a production
-// node_modules installed from package-lock.json (scripts/build-images.sh makes both):
+// Stages one image's build context from the host's compiled dist/ and a node_modules
+// installed from package-lock.json (scripts/build-images.sh makes both):
 //
-//   node scripts/image-stage.mjs <server|storage-initializer|controller|router> <prod-node_modules> <out-dir>
+//   node scripts/image-stage.mjs <server|storage-initializer|controller|router> <node_modules> <out-dir>
 //
 // What goes in is derived, not listed: the compiled files reachable from the image's entry
 // point (static imports and literal dynamic imports), and the npm packages those files import,
-// closed over package-lock.json's dependency graph. A package added to the code is picked up
-// by the next build; a package no longer imported drops out. Then everything the platform
+// closed over the dependency graph of the tree's own lock file (node_modules/.package-lock.json,
+// which npm writes at every install: package-lock.json's graph, plus what was added without
+// saving, such as scripts/build-tfjs-node.sh's @tensorflow/tfjs-node). A package added to
+// the code is picked up by the next build; a package no longer imported drops out. Then everything the platform
 // and Node never load is pruned: other platforms' native binaries, source maps, type
 // declarations and browser bundles (licence files stay).
 import fs from 'node:fs';
@@ -38,7 +40,18 @@ if (!target || !(target in ENTRIES) || !prodModules || !outDir) {
   process.exit(2);
 }
 const root = process.cwd();
-const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')).packages;
+const treeLock = path.join(prodModules, '.package-lock.json');
+if (!fs.existsSync(treeLock)) {
+  console.error(`${treeLock} is missing: stage from a tree npm installed`);
+  process.exit(2);
+}
+const lock = JSON.parse(fs.readFileSync(treeLock, 'utf8')).packages;
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+// The optional features (package.json's optional peerDependencies: onnxruntime-node, TensorFlow,
+// the cloud storage SDKs, the Kubernetes client) are this repository's devDependencies, so that
+// a project installing kserve-ts gets only what it asks for; an image may import them. Any
+// other devDependency an image imports is a mistake.
+const features = new Set(Object.keys(pkg.peerDependencies ?? {}));
 const builtins = new Set(builtinModules);
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
@@ -109,17 +122,16 @@ function closure(rootPackages) {
   const queue = [];
   for (const name of rootPackages) {
     const at = resolveInstall(name, '');
-    if (!at) throw new Error(`${name} is imported but not in package-lock.json's dependencies`);
-    // An optional dependency the production install leaves out (tfjs-node, whose native
-    // binding is built separately) is imported lazily and reported missing at run time.
+    if (!at) throw new Error(`${name} is imported but not installed in ${prodModules}`);
+    // An optional dependency the install leaves out is imported lazily and reported missing at run time.
     if (lock[at].optional && !fs.existsSync(path.join(prodModules, '..', at))) continue;
+    if (lock[at].dev && !features.has(name)) throw new Error(`${name} is a devDependency but the image imports it`);
     queue.push(at);
   }
   while (queue.length > 0) {
     const at = queue.pop();
     if (seen.has(at)) continue;
     const entry = lock[at];
-    if (entry.dev) throw new Error(`${at} is a devDependency but the image imports it`);
     seen.add(at);
     const deps = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
     for (const dep of Object.keys(deps)) {
@@ -196,7 +208,6 @@ for (const at of installs) {
   const name = at.slice(at.lastIndexOf('node_modules/') + 'node_modules/'.length);
   PACKAGE_PRUNE[name]?.(path.join(outDir, at));
 }
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 // In the server images /app is the `kserve-ts` package itself, so a model module copied under
 // /app resolves `import ... from 'kserve-ts'` (package self-reference) to the server's own SDK.
 const SDK_IMAGES = new Set(['server', 'server-tensorflow']);

@@ -1,10 +1,14 @@
 /** The `onnx` backend: onnxruntime-node sessions, each in its own worker thread. */
 import path from 'node:path';
+import { requirePackage } from '../../../cli/optional-package.js';
 import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { resolveProviders } from './execution-providers.js';
 import { OnnxInstance } from './onnx-instance.js';
 import { ONNX_FLAGS, type OnnxOptions, type OnnxSettings, onnxModelOptions, onnxSettings } from './onnx-options.js';
 import { configureOrtTelemetry } from './telemetry.js';
+
+/** Its install script fetches the CUDA provider from NuGet, which registry-only networks cannot reach. */
+const NUGET_HINT = 'with ONNXRUNTIME_NODE_INSTALL=skip where api.nuget.org is unreachable';
 
 export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
   name: 'onnx',
@@ -28,6 +32,8 @@ export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
   },
 
   async load(spec: LoadSpec, options: OnnxOptions, context: LoadContext): Promise<ModelInstance> {
+    // An optional peer dependency, imported in the model's worker: asked for here, once, by name.
+    requirePackage('onnxruntime-node', 'an ONNX model (the onnx backend)', NUGET_HINT);
     const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName }, m));
     return OnnxInstance.create(spec, options, context, providers);
   },

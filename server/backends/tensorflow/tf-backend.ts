@@ -11,6 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { requirePackage } from '../../../cli/optional-package.js';
 import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { type ParameterReader, applyParameters, listParameter } from '../../backend/backend-parameters.js';
 import { TfInstance } from './tf-instance.js';
@@ -33,7 +34,7 @@ export function nativeStatus(): NativeStatus {
   try {
     pkg = require.resolve(`${TFJS_NODE}/package.json`);
   } catch {
-    return { available: false, reason: `${TFJS_NODE} is not installed (it is an optional dependency)` };
+    return { available: false, reason: `${TFJS_NODE} is not installed (an optional peer dependency: npm install ${TFJS_NODE})` };
   }
   const lib = path.join(path.dirname(pkg), 'lib');
   const dirs = existsSync(lib) ? readdirSync(lib).filter((d) => d.startsWith('napi-v')) : [];
@@ -109,6 +110,8 @@ export const tensorflowBackend: Backend<undefined, TfOptions> = {
       why = `SavedModel, served by libtensorflow through ${TFJS_NODE} (${native.binding})`;
     } else {
       tfPath = 'portable';
+      // Optional peer dependencies, imported in the model's worker: asked for here, by name.
+      for (const name of ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm']) requirePackage(name, 'a TF.js graph model (the tensorflow backend)');
       const native = nativeStatus();
       why = `TF.js graph model, served by @tensorflow/tfjs on its %BACKEND% backend${native.available ? '' : ` (native path unavailable: ${native.reason})`}`;
     }
@@ -116,7 +119,7 @@ export const tensorflowBackend: Backend<undefined, TfOptions> = {
       path: tfPath,
       modelPath: isSavedModel ? path.dirname(spec.file) : spec.file,
       tags: options.tags,
-      wasmDir: wasmDir(),
+      wasmDir: tfPath === 'portable' ? wasmDir() : '', // the native path loads no WASM
       threads: context.threads,
     };
     const { instance, backend } = await TfInstance.create(settings, PLATFORMS[tfPath], spec.modelName, context.logger);
