@@ -57,7 +57,7 @@ function missingPackageOf(err: unknown): string | undefined {
 }
 
 /**
- * Runs `load` (a literal `import('...')` at the call site, so the image builder's trace sees
+ * Runs `load` (a dynamic import of a literal path at the call site, so the image builder's trace sees
  * it) and turns "cannot find package X" anywhere in what it imports into MissingPackageError.
  */
 export async function importFeature<T>(feature: string, load: () => Promise<T>): Promise<T> {

@@ -6,10 +6,10 @@
 //
 // What goes in is derived, not listed: the compiled files reachable from the image's entry
 // point (static imports and literal dynamic imports), and the npm packages those files import,
-// closed over the dependency graph of the tree's own lock file (node_modules/.package-lock.json,
-// which npm writes at every install: package-lock.json's graph, plus what was added without
-// saving, such as scripts/build-tfjs-node.sh's @tensorflow/tfjs-node). A package added to
-// the code is picked up by the next build; a package no longer imported drops out. Then everything the platform
+// closed over their dependencies as installed in that tree (each package's package.json,
+// found where Node finds it: the tree is npm ci's, plus what scripts/build-tfjs-node.sh added).
+// A package added to the code is picked up by the next build; a package no longer imported
+// drops out. Then everything the platform
 // and Node never load is pruned: other platforms' native binaries, source maps, type
 // declarations and browser bundles (licence files stay).
 import fs from 'node:fs';
@@ -40,18 +40,13 @@ if (!target || !(target in ENTRIES) || !prodModules || !outDir) {
   process.exit(2);
 }
 const root = process.cwd();
-const treeLock = path.join(prodModules, '.package-lock.json');
-if (!fs.existsSync(treeLock)) {
-  console.error(`${treeLock} is missing: stage from a tree npm installed`);
-  process.exit(2);
-}
-const lock = JSON.parse(fs.readFileSync(treeLock, 'utf8')).packages;
+const prodRoot = path.join(prodModules, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-// The optional features (package.json's optional peerDependencies: onnxruntime-node, TensorFlow,
-// the cloud storage SDKs, the Kubernetes client) are this repository's devDependencies, so that
-// a project installing kserve-ts gets only what it asks for; an image may import them. Any
-// other devDependency an image imports is a mistake.
-const features = new Set(Object.keys(pkg.peerDependencies ?? {}));
+// What the code may import: its dependencies, and the optional features (package.json's
+// optional peerDependencies: onnxruntime-node, TensorFlow, the cloud storage SDKs, the
+// Kubernetes client), which are this repository's devDependencies so that a project
+// installing kserve-ts gets only what it asks for. Anything else an image imports is a mistake.
+const runtimePackages = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
 const builtins = new Set(builtinModules);
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
@@ -97,47 +92,47 @@ function traceDist() {
       } else if (PACKAGE_SPEC.test(spec) && !spec.startsWith('node:') && !builtins.has(spec)) {
         const parts = spec.split('/');
         const name = spec.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-        if (!DEV_ONLY.has(name)) packages.add(name);
+        // The package's own name is a self-reference (cli/optional-package.ts reads its
+        // package.json that way), never an installed package.
+        if (!DEV_ONLY.has(name) && name !== pkg.name) packages.add(name);
       }
     }
   }
   return { files, packages };
 }
 
-/** The lock file's install path for `name` as required from `from` (node's lookup order). */
+/** The install path of `name` as required from the install path `from` ('' = the app), in Node's lookup order. */
 function resolveInstall(name, from) {
   let dir = from;
   for (;;) {
     const candidate = dir === '' ? `node_modules/${name}` : `${dir}/node_modules/${name}`;
-    if (lock[candidate]) return candidate;
+    if (fs.existsSync(path.join(prodRoot, candidate, 'package.json'))) return candidate;
     if (dir === '') return undefined;
     const idx = dir.lastIndexOf('/node_modules/');
     dir = idx < 0 ? '' : dir.slice(0, idx);
   }
 }
 
-/** Every install path needed by the root packages, through dependencies and optional ones present. */
+/** Every install path needed by the root packages, through their dependencies as installed. */
 function closure(rootPackages) {
   const seen = new Set();
   const queue = [];
   for (const name of rootPackages) {
+    if (!runtimePackages.has(name)) throw new Error(`${name} is imported but is neither a dependency nor an optional peer dependency in package.json`);
     const at = resolveInstall(name, '');
     if (!at) throw new Error(`${name} is imported but not installed in ${prodModules}`);
-    // An optional dependency the install leaves out is imported lazily and reported missing at run time.
-    if (lock[at].optional && !fs.existsSync(path.join(prodModules, '..', at))) continue;
-    if (lock[at].dev && !features.has(name)) throw new Error(`${name} is a devDependency but the image imports it`);
     queue.push(at);
   }
   while (queue.length > 0) {
     const at = queue.pop();
     if (seen.has(at)) continue;
-    const entry = lock[at];
     seen.add(at);
-    const deps = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
+    const manifest = JSON.parse(fs.readFileSync(path.join(prodRoot, at, 'package.json'), 'utf8'));
+    const deps = { ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies };
     for (const dep of Object.keys(deps)) {
       const child = resolveInstall(dep, at);
-      // Optional and peer dependencies the production install left out stay out.
-      if (child && fs.existsSync(path.join(prodModules, '..', child))) queue.push(child);
+      // Optional and peer dependencies the install left out stay out.
+      if (child) queue.push(child);
     }
   }
   return [...seen].sort();
@@ -202,7 +197,6 @@ if (target === 'controller') {
   fs.mkdirSync(path.join(outDir, 'controller/crds'), { recursive: true });
   for (const f of fs.readdirSync(path.join(root, 'controller/crds'))) fs.copyFileSync(path.join(root, 'controller/crds', f), path.join(outDir, 'controller/crds', f));
 }
-const prodRoot = path.join(prodModules, '..');
 for (const at of installs) {
   copyPruned(path.join(prodRoot, at), path.join(outDir, at));
   const name = at.slice(at.lastIndexOf('node_modules/') + 'node_modules/'.length);
