@@ -11,6 +11,24 @@ import { fallbackWarning, providerFailureReason, providerLoadError } from './exe
 import type { OnnxJob, OnnxLoaded, SessionSettings, WireTensor, WireValueInfo } from './onnx-messages.js';
 import { quietNativeLog } from './native-log.js';
 
+/*
+ * FP16 is its bit patterns (Uint16Array) everywhere in the server. Where the global
+ * Float16Array exists (Node 24), onnxruntime-common turns float16 data into one: its Tensor
+ * makes a Uint16Array a Float16Array view, which onnxruntime-node's binding reads as zero
+ * bytes ("not enough space: expected 12, got 0"; microsoft/onnxruntime#32323), and outputs
+ * come back as Float16Array. So a float16 feed is the plain value the binding reads, and a
+ * float16 output's bytes are viewed as Uint16Array.
+ */
+function feed(t: WireTensor): ort.Tensor {
+  if (t.type === 'float16') return { type: t.type, dims: t.dims, data: t.data, location: 'cpu' } as unknown as ort.Tensor;
+  return new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+}
+
+function float16Bits(type: ort.Tensor.Type, data: ort.Tensor.DataType): ort.Tensor.DataType {
+  if (type !== 'float16' || data instanceof Uint16Array || Array.isArray(data)) return data;
+  return new Uint16Array(data.buffer, data.byteOffset, data.length);
+}
+
 function valueInfo(meta: readonly ort.InferenceSession.ValueMetadata[]): WireValueInfo[] {
   return meta.map((m) =>
     m.isTensor
@@ -64,13 +82,13 @@ export async function createRunner(settings: SessionSettings, warnings: string[]
     loaded: { inputs: valueInfo(session.inputMetadata), outputs: valueInfo(session.outputMetadata), executionProviders: providers },
     run: async (job, keep) => {
       const feeds: Record<string, ort.Tensor> = {};
-      for (const t of job.feeds) feeds[t.name] = new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+      for (const t of job.feeds) feeds[t.name] = feed(t);
       const result = await session.run(feeds, job.fetches as string[]);
       const outputs: WireTensor[] = [];
       for (const name of job.fetches) {
         const value = result[name];
         if (value === undefined) throw new Error(`model produced no output '${name}'`);
-        const data = value.data as WireTensor['data'];
+        const data = float16Bits(value.type, value.data) as WireTensor['data'];
         outputs.push({ name, type: value.type, dims: value.dims, data: Array.isArray(data) ? data : keep(data) });
       }
       return outputs;
