@@ -66,9 +66,11 @@ if [[ ! -f "$modules_xz" ]]; then
   log "production dependencies for linux-x64 (npm ci --omit=dev from npm's cache; cached by package-lock.json)"
   mkdir -p "$work/modules/app"
   cp package.json package-lock.json .npmrc "$work/modules/app/"
-  (cd "$work/modules/app" && npm ci -s --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund)
-  rm -rf "$work/modules/app"/node_modules/onnxruntime-node/bin/napi-v6/{darwin,win32,linux/arm64} \
-    "$work/modules/app"/node_modules/{@tensorflow,@kubernetes,@azure,@aws-sdk,@google-cloud,@smithy}
+  # onnxruntime-node is an optional peer dependency (a devDependency here), so it is added at
+  # the locked version; TensorFlow, the cloud SDKs and the Kubernetes client stay out.
+  (cd "$work/modules/app" && npm ci -s --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund &&
+    npm install -s --no-save --save-prod --omit=dev --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund "onnxruntime-node@$ort")
+  rm -rf "$work/modules/app"/node_modules/onnxruntime-node/bin/napi-v6/{darwin,win32,linux/arm64}
   tar -C "$work/modules" -cf - app/node_modules | xz -9 -T0 > "$work/modules.tar.xz" && mv "$work/modules.tar.xz" "$modules_xz"
 fi
 cp "$modules_xz" .gpu/p2/modules.tar.xz
