@@ -46,7 +46,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         connections: spec.connections,
         duration: spec.seconds,
       },
-      (err: unknown, res: autocannon.Result) => (err ? reject(err) : resolve(res)),
+      (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err })) : resolve(res)),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status >= 200 && status < 300) latencies.push(ms);

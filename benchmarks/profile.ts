@@ -40,7 +40,7 @@ async function profileOne(protocol: Protocol, dir: string, pinned: boolean): Pro
     // core), which could move the model to its worker thread: keep the unprofiled decision.
     args: ['--inline_max_us', String(INLINE_MAX_US_PROFILED)],
   });
-  let rps = 0;
+  let rps: number;
   try {
     const probe = probes(server, MLP.tensor, sampleData(MLP.tensor.shape)).find((p) => p.protocol === protocol);
     if (probe === undefined) throw new Error(`no ${protocol} probe`);

@@ -44,7 +44,7 @@ export function unpinLoadGenerator(): void {
 
 /** Resident memory of a process and its descendants (MiB), from /proc; 0 where there is no /proc. */
 export function treeRssMiB(pid: number): number {
-  let status = '';
+  let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {

@@ -158,9 +158,14 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
     if (value === undefined) {
       if (spec?.kind === 'bool') {
         const literal = next !== undefined && (TRUE.has(next.toLowerCase()) || FALSE.has(next.toLowerCase()));
-        if (next !== undefined && !next.startsWith('--') && (literal || opts.positionals !== 'collect')) value = argv[++i] as string;
-        else value = 'true';
-      } else if (next !== undefined && !next.startsWith('--')) value = argv[++i] as string;
+        if (next !== undefined && !next.startsWith('--') && (literal || opts.positionals !== 'collect')) {
+          value = next;
+          i++;
+        } else value = 'true';
+      } else if (next !== undefined && !next.startsWith('--')) {
+        value = next;
+        i++;
+      }
       else if (spec === undefined || spec.inert) value = '';
       else throw new FlagError(`--${spec.name} needs a value`);
     }

@@ -81,7 +81,7 @@ export class Controller {
     };
     this.isvcs = loop.watch<InferenceService>('inferenceservices', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>
       custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
-      (o) => loop.add(`${o.metadata!.namespace}/${o.metadata!.name}`),
+      (o) => loop.add(`${o.metadata.namespace}/${o.metadata.name}`),
     );
     this.runtimes = loop.watch<ServingRuntime>('servingruntimes', `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${SERVING_RUNTIME_PLURAL}`, () =>
       custom.listCustomObjectForAllNamespaces({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: SERVING_RUNTIME_PLURAL }) as Promise<KubernetesListObject<ServingRuntime>>,

@@ -72,7 +72,7 @@ export class GraphController {
     };
     this.graphs = loop.watch<InferenceGraph>('inferencegraphs', `/apis/${GRAPH_GROUP}/${GRAPH_VERSION}/${GRAPH_PLURAL}`, () =>
       custom.listCustomObjectForAllNamespaces({ group: GRAPH_GROUP, version: GRAPH_VERSION, plural: GRAPH_PLURAL }) as Promise<KubernetesListObject<InferenceGraph>>,
-      (o) => loop.add(`${o.metadata!.namespace}/${o.metadata!.name}`),
+      (o) => loop.add(`${o.metadata.namespace}/${o.metadata.name}`),
     );
     // An InferenceService that appears, gets an address or changes readiness moves the graphs naming it.
     this.isvcs = loop.watch<InferenceService>('inferenceservices (graphs)', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>

@@ -64,8 +64,9 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   let started = false;
   let webhooks: BoundWebhooks | undefined;
   let leading = !config.leaderElect;
-  let controller: Controller | undefined;
-  let graphs: GraphController | undefined;
+  // Read by /readyz before they exist: set once the controllers are built below.
+  let controller: Controller | undefined = undefined;
+  let graphs: GraphController | undefined = undefined;
   const health = createHealthServer(() => started && (!leading || (controller?.synced === true && graphs?.synced === true)), metrics.registry);
   const configSource = new ConfigSource(clients, config.namespace, logger);
   try {
@@ -197,7 +198,7 @@ async function registerWebhooks(config: ControllerConfig, clients: ReturnType<ty
       await applyWebhookConfigurations(clients.kubeConfig.makeApiClient(AdmissionregistrationV1Api), { target, caBundle: binding.caBundle });
       logger.info({ target }, 'webhook configurations registered');
     } catch (err) {
-      throw new Error(`registering webhook configurations failed: ${apiErrorMessage(err)}`);
+      throw new Error(`registering webhook configurations failed: ${apiErrorMessage(err)}`, { cause: err });
     }
   }
 }

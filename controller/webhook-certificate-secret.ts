@@ -37,7 +37,7 @@ export async function sharedSelfSignedCertificate(
   } catch (err) {
     if (!isConflict(err)) throw err;
     const winner = await readCertificateSecret(core, namespace, name);
-    if (!winner) throw new Error(`webhook certificate secret ${namespace}/${name} vanished after a create conflict`);
+    if (!winner) throw new Error(`webhook certificate secret ${namespace}/${name} vanished after a create conflict`, { cause: err });
     return winner;
   }
 }

@@ -143,7 +143,7 @@ export function toWireError(err: unknown, fallback: ErrorKind = 'InferenceError'
  * server's build, not about the request.
  */
 export function withoutSourcePaths(message: string): string {
-  return message.replace(/(?:[A-Za-z]:)?(?:[\/][\w.+@-]+)+\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|inc|py|js|mjs|ts):\d+(?::\d+)?\s*/g, '');
+  return message.replace(/(?:[A-Za-z]:)?(?:[/][\w.+@-]+)+\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|inc|py|js|mjs|ts):\d+(?::\d+)?\s*/g, '');
 }
 
 /** Rebuilds a catalogue error from `toWireError`'s data; an unknown kind is an internal error. */

@@ -4,7 +4,7 @@ import { decodeGrpcInferRequest } from './grpc/infer-request.js';
 import { decodeRestInferRequest } from './v2/rest-request.js';
 
 const rest = (inputs: unknown[]) => () => decodeRestInferRequest(Buffer.from(JSON.stringify({ inputs })), undefined);
-const grpc = (inputs: Array<Record<string, unknown>>) => () => decodeGrpcInferRequest({ inputs } as never);
+const grpc = (inputs: Array<Record<string, unknown>>) => () => decodeGrpcInferRequest({ inputs });
 
 describe('one per-input decoder, one set of messages', () => {
   const a = { name: 'a', datatype: 'FP32' };

@@ -7,9 +7,9 @@
  */
 export interface ByteAccount {
   /** Counts `bytes` more; false, counting nothing, when the budget would be passed. */
-  take(bytes: number): boolean;
-  /** Gives back everything taken so far (idempotent; bytes taken later count anew). */
-  release(): void;
+  take: (bytes: number) => boolean;
+  /** Gives back everything taken so far (idempotent; bytes taken later count anew). Bound: a listener may call it. */
+  release: () => void;
 }
 
 export class ByteBudget {

@@ -188,9 +188,9 @@ class Extraction {
 
 async function extractTar(file: string, compression: TarCompression | undefined, ex: Extraction): Promise<void> {
   const writes: Promise<void>[] = [];
-  let failure: unknown;
+  let failure: Error | undefined;
   const fail = (err: unknown) => {
-    failure ??= err;
+    failure ??= err instanceof Error ? err : new Error('tar extraction failed', { cause: err });
   };
   const parser = new Parser({
     strict: true,
@@ -288,7 +288,7 @@ function zipMembers(zip: yauzl.ZipFile, ex: Extraction): Promise<ZipMember[]> {
         members.push({ entry, name, mode, type: isDir ? 0o040000 : type });
         zip.readEntry();
       } catch (e) {
-        reject(e);
+        reject(e instanceof Error ? e : new Error('zip member check failed', { cause: e }));
       }
     });
     zip.on('end', () => resolve(members));

@@ -7,7 +7,6 @@
  * package).
  */
 import { Duplex, PassThrough, Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { createRequire } from 'node:module';
 
@@ -21,7 +20,7 @@ function bunzip2(): Duplex {
   const inner = unbzip2();
   const out = new PassThrough();
   const input = new PassThrough();
-  input.pipe(inner as unknown as NodeJS.WritableStream);
+  input.pipe(inner);
   inner.on('data', (c: Buffer) => {
     if (!out.write(c)) inner.pause();
   });
@@ -35,8 +34,8 @@ function unxz(): Duplex {
   const input = new PassThrough();
   // Loaded on use: its WebAssembly module is instantiated at import time.
   const { XzReadableStream } = require('xz-decompress') as { XzReadableStream: new (s: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array> };
-  const web = new XzReadableStream(Readable.toWeb(input) as unknown as ReadableStream<Uint8Array>);
-  return Duplex.from({ writable: input, readable: Readable.fromWeb(web as unknown as WebReadableStream) });
+  const web = new XzReadableStream(Readable.toWeb(input));
+  return Duplex.from({ writable: input, readable: Readable.fromWeb(web) });
 }
 
 const DECOMPRESSORS: Readonly<Record<TarCompression, () => Duplex>> = Object.freeze({

@@ -113,7 +113,7 @@ describe('queued work of clients that went away', () => {
   it('gRPC calls past their deadline while queued never run', async () => {
     const before = await metrics();
     gate.hold();
-    const blocker = c.infer(grpcRequest(1) as never);
+    const blocker = c.infer(grpcRequest(1));
     await gate.untilHeld(1);
     // Queued behind it (held too), they wait until their deadline has passed: a deadline
     // only as long as a call may take to reach the server on a loaded machine.
@@ -124,7 +124,7 @@ describe('queued work of clients that went away', () => {
     gate.release();
     await blocker;
     // Queued after the cancelled ones: had they run, they would have finished before it.
-    await c.infer(grpcRequest(1) as never);
+    await c.infer(grpcRequest(1));
     const after = await metrics();
     expect(predictCount(after) - predictCount(before)).toBe(2);
     expect(cancelledCount(after) - cancelledCount(before)).toBe(5);

@@ -70,7 +70,7 @@ const RawClient = grpc.makeGenericClientConstructor(
   {
     ModelInfer: { ...inferMethod, requestSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b },
     Call: { ...inferMethod, requestSerialize: (v: unknown) => inferMethod.requestSerialize(v), responseDeserialize: (b: Buffer) => b },
-  } as unknown as grpc.ServiceDefinition,
+  },
   'inference.GRPCInferenceService',
 );
 
@@ -194,7 +194,7 @@ async function send(c: Case, client: grpc.Client): Promise<string> {
         md.set('authorization', `Bearer ${SECRETS[2]}`);
         const method = c.kind === 'grpc' ? 'Call' : 'ModelInfer';
         const payload = c.kind === 'grpc' ? c.msg : Buffer.from(c.bytes);
-        (client as unknown as Record<string, Function>)[method]!.call(client, payload, md, { deadline: Date.now() + 10_000 }, (err: grpc.ServiceError | null) =>
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!.call(client, payload, md, { deadline: Date.now() + 10_000 }, (err: grpc.ServiceError | null) =>
           resolve(err ? `grpc ${err.code} ${err.details}` : 'grpc 0'),
         );
       });

@@ -59,7 +59,7 @@ const lines = [
 ];
 for (const c of cases) {
   const wire = method.requestSerialize(c.req);
-  const decodeOld = cpuMicros(c.n, () => decodeGrpcInferRequest(method.requestDeserialize(wire) as ModelInferRequestMessage));
+  const decodeOld = cpuMicros(c.n, () => decodeGrpcInferRequest(method.requestDeserialize(wire)));
   const decodeNew = cpuMicros(c.n, () => decodeGrpcInferRequest(decodeModelInferRequest(wire)));
   // proto-loader takes plain arrays only: what the codec built for it before (Array.from).
   const plain = () => {

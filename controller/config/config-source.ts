@@ -19,7 +19,7 @@ export class ConfigSource {
     this.watcher = new Watcher<V1ConfigMap>(clients.kubeConfig, {
       name: 'inferenceservice-config',
       path: `/api/v1/namespaces/${namespace}/configmaps`,
-      list: () => clients.core.listNamespacedConfigMap({ namespace }) as Promise<KubernetesListObject<V1ConfigMap>>,
+      list: (): Promise<KubernetesListObject<V1ConfigMap>> => clients.core.listNamespacedConfigMap({ namespace }),
       onChange: (cm) => {
         if (cm.metadata?.name !== CONFIGMAP_NAME) return;
         this.reload();

@@ -13,5 +13,5 @@ const POD_FIELD_NAMES: readonly string[] = Object.keys(POD_FIELDS);
 /** The component's pod fields, `containers` excluded (each plan places the containers). */
 export function componentPodSpec(component: PredictorSpec | TransformerSpec | ExplainerSpec): Partial<V1PodSpec> {
   const given = component as Record<string, unknown>;
-  return Object.fromEntries(POD_FIELD_NAMES.filter((k) => given[k] !== undefined).map((k) => [k, given[k]])) as Partial<V1PodSpec>;
+  return Object.fromEntries(POD_FIELD_NAMES.filter((k) => given[k] !== undefined).map((k) => [k, given[k]]));
 }

@@ -97,13 +97,13 @@ function runtimePodFields(runtime: ServingRuntime): Partial<V1PodSpec> {
   const { nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims } = runtime.spec;
   return Object.fromEntries(
     Object.entries({ nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims }).filter(([, v]) => v !== undefined),
-  ) as Partial<V1PodSpec>;
+  );
 }
 
 function containerFieldsOf(model: ModelSpec): Partial<V1Container> {
   const fields: Record<string, unknown> = { ...model };
   for (const k of MODEL_ONLY_FIELDS) delete fields[k];
-  return fields as Partial<V1Container>;
+  return fields;
 }
 
 /** `runtimeVersion` replaces the runtime image's tag unless the ISVC names its own image. */

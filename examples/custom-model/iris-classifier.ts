@@ -65,7 +65,7 @@ export default class IrisClassifier extends Model {
     const feeds = { input: new ort.Tensor('float32', input.data as Float32Array, [...input.shape]) };
     const result = await session.run(feeds, ['probabilities']);
     const probabilities = result['probabilities'] as ort.Tensor;
-    return new InferResponse(this.name, [new InferOutput('probabilities', probabilities.dims, 'FP32', probabilities.data as Float32Array)], { id: request.id });
+    return new InferResponse(this.name, [new InferOutput('probabilities', probabilities.dims, 'FP32', probabilities.data)], { id: request.id });
   }
 
   override postprocess(response: InferResponse, _headers: RequestHeaders, responseHeaders: ResponseHeaders): InferResponse {

@@ -90,5 +90,5 @@ export function encodeContents(info: DatatypeInfo, data: TensorData): InferTenso
   if (info.name === 'BOOL') return { [field]: Array.from(data as Uint8Array, (v) => v !== 0) };
   // The wire codec writes typed arrays in bulk (every datatype with a typed field has
   // a typed array whose elements its field holds exactly: INT8 in int_contents, ...).
-  return { [field]: data } as InferTensorContentsMessage;
+  return { [field]: data };
 }

@@ -95,7 +95,8 @@ function describe(v: unknown): string {
   if (typeof v === 'string') return `string ${JSON.stringify(v.length > 32 ? `${v.slice(0, 32)}...` : v)}`;
   // String() of an object may throw (no prototype) or run a client's toString: name the type only.
   if (typeof v === 'object') return 'object';
-  return `${typeof v} ${String(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${v.toString()}`;
+  return typeof v;
 }
 
 /** Too deep for any tensor (limits.ts MAX_RANK): refused before it could exhaust the stack. */

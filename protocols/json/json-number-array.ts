@@ -136,7 +136,7 @@ export class JsonNumberArray {
       // the first 9 significant ones go to `hi`, the next 9 to `lo` (int32 arithmetic), any
       // further ones only move the exponent (and make the value inexact unless 0).
       const intStart = i;
-      if (c === 0x30) c = b[++i] as number;
+      if (c === 0x30) ++i;
       else if (isDigit(c)) i = digitsEnd(b, dv, i + 1, end);
       else return false;
       const intEnd = i;

@@ -57,7 +57,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[], lim
         stacked(
           spec,
           body.map((row, i) => {
-            const v = (row as Record<string, unknown>)[spec.name];
+            const v = (row)[spec.name];
             if (v === undefined) throw errors.invalidInput(`instance ${i} has no value for input '${spec.name}'`);
             return v;
           }),

@@ -82,7 +82,7 @@ describe("TF Serving's V1 dialect", () => {
     ['row', [text], '{"predictions":["hi",{"b64":"/w=="}]}'],
     ['columnar', [raw], '{"outputs":[{"b64":"aGk="}]}'],
   ])('encodes %s outputs %#', (format, outputs, body) => {
-    expect(tfServingDialect.encode(response(outputs as Tensor[]), { request: { inputs: [] }, format })).toBe(body);
+    expect(tfServingDialect.encode(response(outputs), { request: { inputs: [] }, format })).toBe(body);
   });
 
   it('refuses row format when outputs do not share a batch dimension', () => {

@@ -149,7 +149,7 @@ function instance(t: Tensor, i: number): Tensor {
   const shape = t.shape.slice(1);
   const n = shape.reduce((a, b) => a * b, 1);
   const data = Array.isArray(t.data) ? t.data.slice(i * n, (i + 1) * n) : t.data.subarray(i * n, (i + 1) * n);
-  return { name: t.name, datatype: t.datatype, shape, data: data as TensorData };
+  return { name: t.name, datatype: t.datatype, shape, data: data };
 }
 
 function encodeRow(outputs: readonly Tensor[]): string {

@@ -241,8 +241,8 @@ function parseObjectPath(path: string): ObjectPath {
 }
 
 function parseObject(c: ParseContext, i: number, path: string): [number, boolean] {
-  let pmatch = false;
-  let hit = false;
+  let pmatch: boolean;
+  let hit: boolean;
   let key = '';
   let kesc = false;
   let ok = false;

@@ -21,7 +21,8 @@ function runeAt(s: string): [number, number] {
 function trimSuffix(str: string, pat: string): [string, string, boolean] {
   let matched = true;
   while (str.length > 0 && pat.length > 1) {
-    let [pc, ps] = decodeLastRune(pat);
+    const [pc, ps0] = decodeLastRune(pat);
+    let ps = ps0;
     let esc = false;
     for (let i = 0; ; i++) {
       if (pat.charCodeAt(pat.length - ps - i - 1) !== 0x5c) {

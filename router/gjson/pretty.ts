@@ -194,15 +194,14 @@ function newlineAt(st: State): number {
 }
 
 function appendObject(st: State, json: string, i: number, open: string, close: string, pretty: boolean, o: PrettyOptions, sortkeys: boolean, tabs: number, nl: number, max: number): Step {
-  let ok = true;
+  let ok: boolean;
   if (o.width > 0 && pretty && max === -1) {
     // try a single line first
     const lineMax = o.width - (st.buf.length - nl);
     if (lineMax > 3) {
       const s1 = st.buf.length;
       const s2 = i;
-      let step: Step;
-      step = appendObject(st, json, i, open, close, false, { ...o, indent: '' }, sortkeys, 0, 0, lineMax);
+      const step: Step = appendObject(st, json, i, open, close, false, { ...o, indent: '' }, sortkeys, 0, 0, lineMax);
       if (step[2] && st.buf.length - s1 <= lineMax) return [step[0], nl, true];
       st.buf = st.buf.slice(0, s1);
       i = s2;

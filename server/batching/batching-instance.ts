@@ -63,8 +63,8 @@ interface Pending {
   readonly queuedAt: number;
   /** The request's context: its signal drops it from the batch if its client goes away first. */
   readonly context: InferContext | undefined;
-  resolve(outputs: Tensor[]): void;
-  reject(err: unknown): void;
+  resolve: (outputs: Tensor[]) => void;
+  reject: (err: unknown) => void;
 }
 
 export class BatchingInstance implements ModelInstance {

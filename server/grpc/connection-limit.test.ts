@@ -42,7 +42,7 @@ function idleSession(): Promise<http2.ClientHttp2Session> {
 
 /** Sends one whole ModelInfer call on `session`; `status` is its grpc-status once it ends. */
 async function callOn(session: http2.ClientHttp2Session): Promise<{ session: http2.ClientHttp2Session; status: Promise<string | undefined> }> {
-  const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }] } as never);
+  const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }] });
   const { stream, status } = rawModelInfer(session);
   stream.end(Buffer.concat([messagePrefix(message.length), message]));
   return { session, status };

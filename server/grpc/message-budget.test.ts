@@ -56,14 +56,14 @@ describe('gRPC in-flight message budget', () => {
       // A small call still fits beside the stalled 3 MiB.
       const c = grpcClient(t.grpcAddress as string);
       try {
-        const r = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array(16).fill(1) } }] } as never);
+        const r = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array(16).fill(1) } }] });
         expect(r.outputs?.[0]?.name).toBeDefined();
         // Once the stalled call ends, its bytes are released: a 3.5 MiB call fits again.
         first.session.destroy();
         await first.closed;
         await untilBytesHeld(t.server, 'grpc', 0);
         const n = Math.floor((3.5 * MiB) / 4);
-        const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] } as never);
+        const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] });
         expect(big.outputs?.[0]?.shape?.map(Number)).toEqual([n / 16, 16]);
       } finally {
         c.close();

@@ -26,7 +26,7 @@ export function tolerantDeserializers(def: grpc.ServiceDefinition): grpc.Service
     const deserialize = method.requestDeserialize;
     out[name] = {
       ...method,
-      requestDeserialize: (buf: Buffer) => {
+      requestDeserialize: (buf: Buffer): unknown => {
         try {
           return deserialize(buf);
         } catch (e) {

@@ -47,11 +47,13 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     connectionsCheckingInterval: 1000,
   };
   const logger = opts.logger.child({ component: 'http' });
+  // Typed as fastify's logger so Fastify() picks its default logger generic.
+  const fastifyLogger: FastifyBaseLogger = logger;
   const limitLog = new LimitLog(logger);
   const tls = opts.tls;
   let httpsServer: HttpsServer | undefined;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: fastifyLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request child logger: request logging is off, and errors log the request id
     // themselves; a pino child per request is measurable on the inference hot path.

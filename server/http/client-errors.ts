@@ -25,7 +25,7 @@ function classify(err: NodeJS.ErrnoException, limits: ServerLimits): ClientError
       return { status: 431, message: `Request headers are larger than the limit of ${limits.maxHeaderBytes} bytes` };
     default:
       // llhttp's reason, e.g. "Invalid character in Content-Length": it names the fault, never the data.
-      return { status: 400, message: `Malformed HTTP request: ${String((err as { reason?: unknown }).reason ?? err.code ?? 'parse error')}` };
+      return { status: 400, message: `Malformed HTTP request: ${String((err as { reason?: string }).reason ?? err.code ?? 'parse error')}` };
   }
 }
 

@@ -64,7 +64,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
     },
     transformObject: (documents) => {
       const doc = (documents as { openapiObject: { paths?: Paths } }).openapiObject;
-      return { ...doc, paths: merge(doc.paths ?? {}) } as never;
+      return { ...doc, paths: merge(doc.paths ?? {}) };
     },
   });
   // Swagger UI (and its static assets) only when asked for: most servers never load it.

@@ -26,7 +26,7 @@ function readPair(files: TlsFiles): { cert: Buffer; key: Buffer } {
     try {
       return readFileSync(file);
     } catch (e) {
-      throw new Error(`cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw new Error(`cannot read the TLS ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { cause: e });
     }
   };
   return { cert: read(files.certFile, 'certificate (--ssl_certfile)'), key: read(files.keyFile, 'key (--ssl_keyfile)') };

@@ -15,7 +15,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-const flower = (values: number[]): Tensor => ({ name: 'input', datatype: 'FP32', shape: [1, 4], data: new Float32Array(values) }) as Tensor;
+const flower = (values: number[]): Tensor => ({ name: 'input', datatype: 'FP32', shape: [1, 4], data: new Float32Array(values) });
 
 /** Answers each of the request's flowers in turn, one inference each. */
 const perFlower: Verb<AsyncIterable<InferResponse>> = {

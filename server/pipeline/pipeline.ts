@@ -151,6 +151,8 @@ export class Pipeline {
       this.#logLatency(call, opened, undefined, undefined);
       throw err;
     }
+    // An async generator cannot be an arrow function; it reads this pipeline's private members.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const pipeline = this;
     async function* messages(): AsyncGenerator<Out> {
       let encodeSeconds = 0;

@@ -67,9 +67,9 @@ export const explain: Verb<unknown> = {
     if (served.instance.explain === undefined) throw errors.notImplemented(`Model ${model.name} does not support explain`);
   },
   async run(served, model, request, _id, context) {
-    const explainer = served.instance.explain;
-    if (explainer === undefined) throw errors.notImplemented(`Model ${model.name} does not support explain`);
+    const instance = served.instance;
+    if (instance.explain === undefined) throw errors.notImplemented(`Model ${model.name} does not support explain`);
     validate(served, model, request, model);
-    return explainer.call(served.instance, request.inputs, context);
+    return instance.explain(request.inputs, context);
   },
 };

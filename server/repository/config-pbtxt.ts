@@ -45,7 +45,7 @@ function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefi
     if (name === undefined) throw new Error(`config.pbtxt: every ${key} needs a name`);
     const typeName = one(m, 'data_type');
     const datatype = typeof typeName === 'string' ? datatypeOfTritonType(typeName)?.name : undefined;
-    if (datatype === undefined) throw new Error(`config.pbtxt: ${key} '${name}' has unknown data_type ${String(typeName)}`);
+    if (datatype === undefined) throw new Error(`config.pbtxt: ${key} '${name}' has unknown data_type ${typeof typeName === 'string' ? typeName : JSON.stringify(typeName)}`);
     const dims = (m.get('dims') ?? []).map((d) => {
       if (typeof d !== 'number' || !Number.isInteger(d) || d < -1) {
         throw new Error(`config.pbtxt: ${key} '${name}' has invalid dims`);

@@ -126,7 +126,7 @@ export class AzureFileProvider implements StorageProvider {
 
   /** Each file's Content-MD5 (listings do not carry it), `config.concurrency` HEADs at a time. */
   private async withMd5(share: ShareClient, found: readonly Found[], fileUri: (p: string) => string): Promise<RemoteObject[]> {
-    const objects: RemoteObject[] = new Array(found.length);
+    const objects = new Array<RemoteObject>(found.length);
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < found.length; i = next++) {

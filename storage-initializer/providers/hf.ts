@@ -13,7 +13,6 @@
  * allow/ignore patterns do.
  */
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Config } from '../config.js';
 import { errors, networkError, statusError } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
@@ -121,6 +120,6 @@ export class HfProvider implements StorageProvider {
     }
     if (!res.body) throw errors.unreachable(`${what}: no body`);
     const length = Number(res.headers.get('content-length') ?? Number.NaN);
-    return { body: Readable.fromWeb(res.body as WebReadableStream), length: Number.isFinite(length) ? length : undefined };
+    return { body: Readable.fromWeb(res.body), length: Number.isFinite(length) ? length : undefined };
   }
 }

@@ -46,7 +46,7 @@ function storageConfigEnv(cfg: StorageConfigObject): Record<string, string> {
   };
   for (const [k, envName] of Object.entries(map)) {
     const v = cfg[k];
-    if (v !== undefined && v !== null && v !== '') out[envName] = String(v);
+    if (v !== undefined && v !== null && v !== '') out[envName] = typeof v === 'string' ? v : JSON.stringify(v);
   }
   return out;
 }

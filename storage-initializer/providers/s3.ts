@@ -156,7 +156,7 @@ export class S3Provider implements StorageProvider {
     const first = await head(1);
     if (first.PartsCount === undefined) return undefined;
     if (first.PartsCount !== parts) throw errors.checksumMismatch(`s3://${ref.bucket}/${ref.key}`, `the store counts ${first.PartsCount} upload parts, its ETag ${parts}`);
-    const sizes: number[] = new Array(parts);
+    const sizes = new Array<number>(parts);
     sizes[0] = first.ContentLength ?? -1;
     let next = 2;
     const worker = async () => {

@@ -266,13 +266,13 @@ describe('Standard mode', () => {
         async () => (await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=carried' })).items[0],
         { until: (p) => p !== undefined, description: 'the modelcar pod', timeoutMs: 90_000 },
       );
-      expect(pod!.spec?.shareProcessNamespace).toBe(true);
-      expect(pod!.spec?.initContainers?.map((i) => i.name)).toEqual(['modelcar-init']);
-      expect(pod!.spec?.containers.map((x) => x.name)).toEqual(['kserve-container', 'modelcar']);
-      const server = pod!.spec!.containers[0]!;
+      expect(pod.spec?.shareProcessNamespace).toBe(true);
+      expect(pod.spec?.initContainers?.map((i) => i.name)).toEqual(['modelcar-init']);
+      expect(pod.spec?.containers.map((x) => x.name)).toEqual(['kserve-container', 'modelcar']);
+      const server = pod.spec!.containers[0]!;
       expect(server.args).toContain('--model_dir=/mnt/models');
       expect(server.volumeMounts?.find((m) => m.name === 'kserve-provision-location')).toMatchObject({ mountPath: '/mnt' });
-      expect(pod!.spec!.containers[1]!.image).toBe('registry.local/models/mnist:1');
+      expect(pod.spec!.containers[1]!.image).toBe('registry.local/models/mnist:1');
     } finally {
       await kubectlApply(cp, CONFIG_YAML);
     }

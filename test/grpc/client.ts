@@ -25,7 +25,7 @@ export interface GrpcTestClient {
 }
 
 function promisify<T>(client: grpc.Client, method: string, request: object, options: grpc.CallOptions = {}): Promise<T> {
-  const fn = (client as unknown as Record<string, Function>)[method];
+  const fn = (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method];
   if (typeof fn !== 'function') throw new Error(`no method ${method}`);
   return new Promise<T>((resolve, reject) => {
     fn.call(client, request, new grpc.Metadata(), options, (err: grpc.ServiceError | null, res: T) => {

@@ -39,7 +39,7 @@ const request: ModelInferRequestMessage = {
   model_name: 'conv',
   inputs: [{ name: 'input', datatype: 'FP32', shape: ['1', '3', '224', '224'] }],
   raw_input_contents: [Buffer.alloc(IMAGE_BYTES, 1)],
-} as unknown as ModelInferRequestMessage;
+};
 const framed = encodeInfer(request);
 
 let server: CliProcess;
@@ -82,8 +82,8 @@ async function drive(inFlight: number, call: () => Promise<void>): Promise<Outco
           await call();
           outcome.answered++;
         } catch (e) {
-          const key = (e as { code?: unknown }).code ?? (e as Error).message;
-          outcome.failures.set(String(key), (outcome.failures.get(String(key)) ?? 0) + 1);
+          const key = String((e as { code?: number }).code ?? (e as Error).message);
+          outcome.failures.set(key, (outcome.failures.get(key) ?? 0) + 1);
         }
       }
     }),
@@ -215,7 +215,7 @@ describe("reproduction: a client session with Node's default memory resets the s
           inferOn(session, framed).then(
             () => void outcome.answered++,
             (e: unknown) => {
-              const key = String((e as { code?: unknown }).code ?? (e as Error).message);
+              const key = String((e as { code?: number }).code ?? (e as Error).message);
               outcome.failures.set(key, (outcome.failures.get(key) ?? 0) + 1);
             },
           ),

@@ -58,6 +58,6 @@ export const DATATYPE_CASES: readonly DatatypeCase[] = [
     FP64: (v) => Float64Array.from(v),
   };
   const make = arrays[c.datatype];
-  const raw = c.raw ?? le((make as (v: number[]) => ArrayBufferView)(c.values as number[]));
+  const raw = c.raw ?? le((make as (v: number[]) => ArrayBufferView)(c.values));
   return { ...c, field: c.field as GrpcContentsField | undefined, model: `identity_${c.datatype.toLowerCase()}`, raw };
 });

@@ -32,7 +32,7 @@ export function buildStubDriver(): StubDriver {
     });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`compiling the stub driver with '${cc}' failed (a C compiler is required; set CC to choose one): ${(e as Error).message}`);
+    throw new Error(`compiling the stub driver with '${cc}' failed (a C compiler is required; set CC to choose one): ${(e as Error).message}`, { cause: e });
   }
   chmodSync(dir, 0o755);
   chmodSync(path.join(dir, 'libcuda.so.1'), 0o755);

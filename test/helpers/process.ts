@@ -37,7 +37,7 @@ export function runCli(args: string[], nodeArgs: readonly string[] = []): CliPro
     out.split('\n').flatMap((l) => {
       try {
         const v: unknown = JSON.parse(l);
-        return typeof v === 'object' && v !== null ? [v as Record<string, unknown>] : [];
+        return isRecord(v) ? [v] : [];
       } catch {
         return [];
       }
@@ -79,4 +79,8 @@ export function runCli(args: string[], nodeArgs: readonly string[] = []): CliPro
 export async function restPort(p: CliProcess): Promise<number> {
   const line = await p.waitForLog((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('Server listening at http://127.0.0.1:'));
   return Number(/:(\d+)$/.exec(String(line['msg']))?.[1]);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
 }

@@ -109,8 +109,8 @@ describe('kserve-ts-server image', () => {
     const image = grpcClient(`127.0.0.1:${grpcPort}`);
     const host = grpcClient(local.grpcAddress!);
     try {
-      const a = await image.infer(request as never);
-      const b = await host.infer(request as never);
+      const a = await image.infer(request);
+      const b = await host.infer(request);
       expect(a.outputs).toEqual(b.outputs);
       expect(a.outputs.length).toBeGreaterThan(0);
     } finally {

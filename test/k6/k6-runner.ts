@@ -63,7 +63,7 @@ class GrpcClients {
     const methods = new Map<string, protoLoader.MethodDefinition<object, object>>();
     for (const [service, def] of Object.entries(defs)) {
       if ('format' in def) continue; // a message or enum type, not a service
-      for (const [name, m] of Object.entries(def as protoLoader.ServiceDefinition)) methods.set(`${service}/${name}`, m as protoLoader.MethodDefinition<object, object>);
+      for (const [name, m] of Object.entries(def)) methods.set(`${service}/${name}`, m);
     }
     this.#clients.set(c.client, { client: new grpc.Client(c.address, grpc.credentials.createInsecure()), methods });
   }

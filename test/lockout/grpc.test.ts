@@ -73,7 +73,7 @@ async function probe(server = t): Promise<void> {
   try {
     expect(await c.healthCheck('')).toBe('SERVING');
     expect(await c.call('ServerReady')).toEqual({ ready: true });
-    const r = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], contents: { fp32_contents: [1, 2] } }] } as never);
+    const r = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], contents: { fp32_contents: [1, 2] } }] });
     expect(r.outputs?.[0]?.name).toBe('OUTPUT0');
   } finally {
     c.close();
@@ -94,7 +94,7 @@ describe('gRPC under stalled calls', () => {
       const c = grpcClient(t.grpcAddress as string);
       try {
         const n = (3.5 * MiB) / 4;
-        const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] } as never);
+        const big = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(n * 4)] });
         expect(big.outputs?.[0]?.shape?.map(Number)).toEqual([n / 16, 16]);
       } finally {
         c.close();
@@ -148,7 +148,7 @@ describe('gRPC under stalled calls', () => {
   it('a response the client grants no window for is reset past --send_timeout_seconds, probes answered meanwhile', async () => {
     // 1 MiB out, and the client never reads: the server's stream stops at the 64 KiB window.
     const n = 2 ** 18;
-    const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(4 * n)] } as never);
+    const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [n / 16, 16] }], raw_input_contents: [Buffer.alloc(4 * n)] });
     const session = http2.connect(`http://${t.grpcAddress}`);
     session.on('error', () => undefined);
     try {

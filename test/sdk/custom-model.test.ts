@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
+import type {
+  InferRequest} from '../../server/sdk/index.js';
 import {
   InferInput,
   InferOutput,
-  InferRequest,
   InferResponse,
   InvalidInput,
   Model,
@@ -203,7 +204,7 @@ describe('headers', () => {
       md.set('x-tag', 'green');
       let initial: grpc.Metadata | undefined;
       const res = await new Promise<{ outputs: Array<{ name: string; contents?: { bytes_contents?: Buffer[] } }>; raw_output_contents?: Buffer[] }>((resolve, reject) => {
-        const call = (raw as unknown as Record<string, Function>)['ModelInfer']?.call(
+        const call = (raw as unknown as Record<string, (...args: unknown[]) => unknown>)['ModelInfer']?.call(
           raw,
           { model_name: 'echo', inputs: [{ name: 'a', datatype: 'FP32', shape: [1], contents: { fp32_contents: [1] } }] },
           md,

@@ -113,7 +113,7 @@ beforeAll(async () => {
   const modelInfer = service['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
   const encode = (m: Uint8Array | Record<string, unknown>) => (m instanceof Uint8Array ? Buffer.from(m) : modelInfer.responseSerialize(m));
   grpcServer = new grpc.Server();
-  grpcServer.addService({ ModelInfer: { ...modelInfer, responseSerialize: (b: Buffer) => b } } as unknown as grpc.ServiceDefinition, {
+  grpcServer.addService({ ModelInfer: { ...modelInfer, responseSerialize: (b: Buffer) => b } }, {
     ModelInfer: (call: grpc.ServerUnaryCall<unknown, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
       const id = String(call.metadata.get('x-request-id')[0] ?? '');
       const a = answers.get(id);
@@ -149,8 +149,8 @@ const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 it(`${ANSWERS} generated predictor answers over V1, V2 REST and gRPC: never a 500 or a dropped connection, right answers after (seed ${SEED})`, async () => {
   console.log(`predictor answer fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${ANSWERS} answers`);
   const anyCase = fc.oneof(
-    fc.record({ model: fc.constantFrom('v1', 'v2'), a: restAnswer as fc.Arbitrary<Answer> }),
-    fc.record({ model: fc.constant('g'), a: grpcAnswer as fc.Arbitrary<Answer> }),
+    fc.record({ model: fc.constantFrom('v1', 'v2'), a: restAnswer }),
+    fc.record({ model: fc.constant('g'), a: grpcAnswer }),
   );
   const cases = fc.sample(anyCase, { numRuns: ANSWERS, seed: SEED });
   const before = rssMb();

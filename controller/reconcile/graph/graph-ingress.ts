@@ -43,7 +43,7 @@ export function desiredGraphHttpRoute(ig: InferenceGraph, ingress: IngressConfig
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
-    metadata: graphMetadata(ig) as HttpRoute['metadata'],
+    metadata: graphMetadata(ig),
     spec: {
       hostnames: [hostFor(name, ig, ingress)],
       parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: ingress.kserveIngressGateway.namespace, name: ingress.kserveIngressGateway.name }],

@@ -91,7 +91,7 @@ function routerPodSpec(ig: InferenceGraph, container: Partial<V1Container>, conf
     ...(s.nodeSelector ? { nodeSelector: s.nodeSelector } : {}),
     ...(s.nodeName ? { nodeName: s.nodeName } : {}),
     ...(s.serviceAccountName ? { serviceAccountName: s.serviceAccountName } : {}),
-  } as V1PodSpec;
+  };
 }
 
 export function desiredRouterDeployment(ig: InferenceGraph, config: RouterConfig, graphJson: string, replicas: number | undefined): V1Deployment {
@@ -127,8 +127,8 @@ export function desiredRouterService(ig: InferenceGraph, clusterIPNone: boolean)
     spec: {
       selector: { [LABEL_APP]: routerAppLabel(ig) },
       ports: [
-        { name: ig.metadata.name!, port: SERVICE_PORT, targetPort: DEFAULT_HTTP_PORT as never, protocol: 'TCP' },
-        { name: 'grpc', port: ROUTER_GRPC_PORT, targetPort: ROUTER_GRPC_PORT as never, protocol: 'TCP', appProtocol: 'kubernetes.io/h2c' },
+        { name: ig.metadata.name!, port: SERVICE_PORT, targetPort: DEFAULT_HTTP_PORT, protocol: 'TCP' },
+        { name: 'grpc', port: ROUTER_GRPC_PORT, targetPort: ROUTER_GRPC_PORT, protocol: 'TCP', appProtocol: 'kubernetes.io/h2c' },
       ],
       ...(clusterIPNone ? { clusterIP: 'None' } : {}),
     },

@@ -61,7 +61,7 @@ export function desiredKnativeService(isvc: InferenceService, plan: ComponentPla
     metadata: ownedMetadata(isvc, plan),
     spec: {
       template: {
-        metadata: { labels: plan.labels as Record<string, string>, annotations: { ...plan.podAnnotations, ...autoscaling } },
+        metadata: { labels: plan.labels, annotations: { ...plan.podAnnotations, ...autoscaling } },
         spec: {
           ...plan.podSpec,
           ...(s.containerConcurrency !== undefined ? { containerConcurrency: s.containerConcurrency } : {}),

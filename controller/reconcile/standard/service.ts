@@ -9,7 +9,7 @@ import { appLabel } from './deployment.js';
 export function desiredService(isvc: InferenceService, plan: ComponentPlan, clusterIPNone: boolean): V1Service {
   const [http, ...extra] = plan.ports;
   const ports: V1ServicePort[] = [
-    { name: plan.name, port: SERVICE_PORT, targetPort: http!.containerPort as never, protocol: 'TCP' },
+    { name: plan.name, port: SERVICE_PORT, targetPort: http!.containerPort, protocol: 'TCP' },
     ...extra.map((p) => ({
       name: p.name ?? `port-${p.containerPort}`,
       port: p.containerPort,

@@ -6,7 +6,8 @@
  */
 import type { InferInputTensorMessage, InferParameterMessage, InferRequestedOutputTensorMessage, Int64, ParameterMap } from '../messages.js';
 import { contentsSize, writeContents } from './encode-contents.js';
-import { SizeTable, WireWriter, delimitedSize, split, splitInt64, varint64Size } from './writer.js';
+import type { SizeTable, WireWriter} from './writer.js';
+import { delimitedSize, split, splitInt64, varint64Size } from './writer.js';
 
 type Member = NonNullable<InferParameterMessage['parameter_choice']>;
 

@@ -67,7 +67,7 @@ function varint32<A extends Int32Array | Uint32Array>(make: new (n: number) => A
       r.leave(outer);
       return out;
     },
-    one: (r) => r.varint32() as A[number],
+    one: (r) => r.varint32(),
   };
 }
 
@@ -97,7 +97,7 @@ function varint64<A extends BigInt64Array | BigUint64Array>(make: new (n: number
       r.leave(outer);
       return out;
     },
-    one: one as (r: WireReader) => A[number],
+    one: one,
   };
 }
 

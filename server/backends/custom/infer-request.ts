@@ -5,7 +5,7 @@
  */
 import type { Parameters, RequestedOutput, Tensor } from '../../../protocols/tensor.js';
 import type { ClientSignal } from '../../client-signal.js';
-import { InferInput, InferOutput } from './infer-tensor.js';
+import type { InferInput, InferOutput } from './infer-tensor.js';
 
 /** Request headers (REST) or metadata (gRPC): lower-case names, one value each. */
 export type RequestHeaders = Readonly<Record<string, string>>;

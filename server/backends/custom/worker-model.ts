@@ -26,7 +26,7 @@ import type { ModelFactoryOptions } from './model.js';
 function own(inputs: readonly Tensor[], transfer: ArrayBuffer[]): Tensor[] {
   return inputs.map((t) => {
     const data = Array.isArray(t.data) ? t.data.map((b) => b.slice()) : t.data.slice();
-    for (const d of Array.isArray(data) ? data : [data]) transfer.push(d.buffer as ArrayBuffer);
+    for (const d of Array.isArray(data) ? data : [data]) transfer.push(d.buffer);
     return { ...t, data };
   });
 }

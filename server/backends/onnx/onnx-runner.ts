@@ -21,7 +21,7 @@ import { quietNativeLog } from './native-log.js';
  */
 function feed(t: WireTensor): ort.Tensor {
   if (t.type === 'float16') return { type: t.type, dims: t.dims, data: t.data, location: 'cpu' } as unknown as ort.Tensor;
-  return new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
+  return new ort.Tensor(t.type as ort.Tensor.Type, t.data, t.dims);
 }
 
 function float16Bits(type: ort.Tensor.Type, data: ort.Tensor.DataType): ort.Tensor.DataType {
@@ -88,7 +88,7 @@ export async function createRunner(settings: SessionSettings, warnings: string[]
       for (const name of job.fetches) {
         const value = result[name];
         if (value === undefined) throw new Error(`model produced no output '${name}'`);
-        const data = float16Bits(value.type, value.data) as WireTensor['data'];
+        const data = float16Bits(value.type, value.data);
         outputs.push({ name, type: value.type, dims: value.dims, data: Array.isArray(data) ? data : keep(data) });
       }
       return outputs;

@@ -64,7 +64,7 @@ async function artifacts(modelJsonPath: string): Promise<{ json: ModelJson; hand
     for (const p of group.paths) shards.push(await readFile(path.join(dir, p)));
   }
   const all = Buffer.concat(shards);
-  const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
+  const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
   const { modelTopology, format, signature, userDefinedMetadata } = json;
   return {
     json,
@@ -72,7 +72,7 @@ async function artifacts(modelJsonPath: string): Promise<{ json: ModelJson; hand
       load: async (): Promise<tf.io.ModelArtifacts> => ({
         modelTopology: modelTopology as tf.io.ModelArtifacts['modelTopology'],
         format,
-        signature: signature as tf.io.ModelArtifacts['signature'],
+        signature: signature,
         userDefinedMetadata: userDefinedMetadata as tf.io.ModelArtifacts['userDefinedMetadata'],
         weightSpecs,
         weightData,

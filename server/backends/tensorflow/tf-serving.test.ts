@@ -23,7 +23,7 @@ const outputsOf = (r: { text: string }) => (JSON.parse(r.text) as { outputs: V2O
 
 function expectClose(actual: unknown, want: number[][] | number[], digits = 5): void {
   const a = (actual as unknown[]).flat(2) as number[];
-  const w = want.flat(2) as number[];
+  const w: number[] = want.flat(2);
   expect(a).toHaveLength(w.length);
   w.forEach((v, i) => expect(a[i]).toBeCloseTo(v, digits));
 }
@@ -307,7 +307,7 @@ describe.skipIf(!native.available)('native and portable paths agree', () => {
         ['saved', 'tfjs'].map(async (m) => json(await post(`${s.url}/v1/models/${m}:predict`, { signature_name, instances: x })) as { predictions: number[][] }),
       );
       expect(a?.predictions).toHaveLength(32);
-      expectClose(a?.predictions, (b?.predictions ?? []) as number[][]);
+      expectClose(a?.predictions, (b?.predictions ?? []));
     }
   });
 

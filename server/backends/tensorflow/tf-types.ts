@@ -80,7 +80,7 @@ export function toTfjsValues(name: string, datatype: Datatype, data: TensorData)
     if (data instanceof Int32Array) return data;
     const out = new Int32Array(data.length);
     for (let i = 0; i < data.length; i++) {
-      const v = Number(data[i] as number | bigint);
+      const v = Number(data[i]);
       if (v < INT32_MIN || v > INT32_MAX) {
         throw new RangeError(`input '${name}': element ${i} (${String(data[i])}) does not fit in int32, which TensorFlow.js computes ${datatype} in`);
       }

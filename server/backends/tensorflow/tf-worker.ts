@@ -27,14 +27,14 @@ async function run(engine: Engine, signatures: ReadonlyMap<string, Engine['signa
     for (const t of job.feeds) {
       const dtype = tfjsDtypeOf(t.datatype);
       if (dtype === undefined) throw new Error(`input '${t.name}': ${t.datatype} is not supported by TensorFlow.js`);
-      feeds[t.name] = tf.tensor(toTfjsValues(t.name, t.datatype, t.data) as Float32Array, [...t.dims], dtype);
+      feeds[t.name] = tf.tensor(toTfjsValues(t.name, t.datatype, t.data), [...t.dims], dtype);
     }
     outs = await engine.run(sig, feeds, job.fetches);
     const outputs: WireTensor[] = [];
     for (let i = 0; i < outs.length; i++) {
       const t = outs[i] as TfTensor;
       const datatype = job.fetchTypes[i] ?? 'FP32';
-      const values = t.dtype === 'string' ? ((await t.bytes()) as Uint8Array[]) : ((await t.data()) as Float32Array | Int32Array | Uint8Array);
+      const values = t.dtype === 'string' ? ((await t.bytes()) as Uint8Array[]) : await t.data<'float32' | 'int32' | 'bool'>();
       const data = fromTfjsValues(datatype, values);
       // Copied when the typed array is a view on memory the backend keeps (e.g. the WASM heap).
       outputs.push({ name: job.fetches[i] as string, datatype, dims: t.shape, data: Array.isArray(data) ? data : transferOutput(data, transfer) });

@@ -7,6 +7,7 @@
  * server on the same model. The tests run in order and build on each other: 1 installs,
  * 2 deploys `iris`, 3 updates it, 4 deletes it.
  */
+import type { TLSSocket } from 'node:tls';
 import { type ChildProcess, spawn } from 'node:child_process';
 import https from 'node:https';
 import path from 'node:path';
@@ -117,7 +118,7 @@ describe('InferenceServices on a real node', () => {
             { host: ip, port: 443, path: '/readyz', ca, servername: `kserve-ts-webhook.${NS}.svc`, agent: false, timeout: 3_000 },
             (res) => {
               res.resume();
-              resolve({ status: res.statusCode ?? 0, authorized: (res.socket as import('node:tls').TLSSocket).authorized });
+              resolve({ status: res.statusCode ?? 0, authorized: (res.socket as TLSSocket).authorized });
             },
           );
           req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -160,8 +161,8 @@ describe('InferenceServices on a real node', () => {
     const remote = grpcClient(`${ip}:8081`);
     const host = grpcClient(local.grpcAddress!);
     try {
-      const a = await remote.infer(grpcIris('iris') as never);
-      const b = await host.infer(grpcIris('iris') as never);
+      const a = await remote.infer(grpcIris('iris'));
+      const b = await host.infer(grpcIris('iris'));
       expect(a.outputs.length).toBe(2);
       expect(a.outputs).toEqual(b.outputs);
       expect(a.raw_output_contents).toEqual(b.raw_output_contents);

@@ -249,7 +249,7 @@ async function startOnce(binaries: KubeBinaries, opts: ControlPlaneOptions): Pro
       .map((p) => `--- ${p.name} (${p.logFile}) ---\n${p.logTail()}`)
       .join('\n');
     await stop();
-    throw new Error(`control plane failed to start: ${e instanceof Error ? e.message : String(e)}\n${logs}`);
+    throw new Error(`control plane failed to start: ${e instanceof Error ? e.message : String(e)}\n${logs}`, { cause: e });
   }
 }
 

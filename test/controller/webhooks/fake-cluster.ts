@@ -21,7 +21,7 @@ export function fakeCluster(objects: readonly unknown[] = []): FakeCluster {
   let configMap: V1ConfigMap | undefined;
   for (const raw of objects) {
     const o = raw as KubeObject;
-    if (o.kind === 'ConfigMap') configMap = o as V1ConfigMap;
+    if (o.kind === 'ConfigMap') configMap = o;
     else byKey.set(`${o.kind}/${o.metadata?.namespace ?? 'default'}/${o.metadata?.name}`, normalize(o));
   }
   const get = <T>(kind: string, namespace: string, name: string): Promise<T | undefined> =>

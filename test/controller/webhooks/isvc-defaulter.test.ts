@@ -12,7 +12,7 @@ function isvc(annotations: Record<string, string> | undefined, predictor: Record
     kind: 'InferenceService',
     metadata: { name: 'iris', namespace: 'default', ...(annotations ? { annotations } : {}) },
     spec: { predictor },
-  } as InferenceService;
+  };
 }
 
 const sklearn = { model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://m' } };

@@ -33,7 +33,7 @@ function isvc(s: Shape = {}): InferenceService {
       ...(s.explainer ? { explainer: s.explainer } : {}),
     },
     ...(s.status ? { status: s.status } : {}),
-  } as InferenceService;
+  };
 }
 
 const model = (extra: Record<string, unknown> = {}, component: Record<string, unknown> = {}) => ({

@@ -204,7 +204,7 @@ describe('pod webhook requests', () => {
         },
         async (p) => {
           order.push('second');
-          p.spec!.containers[0]!.env = [{ name: 'X', value: p.metadata!.labels!['first'] as string }];
+          p.spec!.containers[0]!.env = [{ name: 'X', value: p.metadata!.labels!['first'] }];
         },
       ],
     );

@@ -151,7 +151,7 @@ function paths(doc: unknown, shape: Shape | undefined, prefix: (string | number)
     return out;
   }
   const fields = shape && typeof shape === 'object' && 'fields' in shape ? shape.fields : {};
-  const keys = new Set([...Object.keys(doc && typeof doc === 'object' ? (doc as object) : {}), ...Object.keys(fields)]);
+  const keys = new Set([...Object.keys(doc && typeof doc === 'object' ? (doc) : {}), ...Object.keys(fields)]);
   if (shape && typeof shape === 'object' && 'list' in shape && doc === undefined) {
     paths(undefined, shape.list, [...prefix, 0], out);
     return out;
