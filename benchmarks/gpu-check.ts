@@ -260,7 +260,9 @@ async function main(): Promise<boolean> {
       log(`${name}: ${a.length} outputs, max |${gpuProviders} - cpu| = ${diff.toExponential(2)}, ${(diff / scale).toExponential(2)} of max |cpu| ${agree ? 'OK' : 'MISMATCH'}`);
     }
     log('');
-    log(`| model | batching | batch | path | c | ${gpuProviders} req/s | ${gpuProviders} items/s | ${gpuProviders} p50 ms | ${gpuProviders} p99 ms | cpu req/s | cpu p50 ms | cpu p99 ms | × items/s |`);
+    log(
+      `| model | batching | batch | path | c | ${gpuProviders} req/s | ${gpuProviders} items/s | ${gpuProviders} p50 ms | ${gpuProviders} p99 ms | cpu req/s | cpu p50 ms | cpu p99 ms | × items/s |`,
+    );
     log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [name, spec] of Object.entries(cases)) {
       for (const p of local ? LOCAL_POINTS : POINTS) {

@@ -35,7 +35,9 @@ export const kserveServes = (protocol: GraphProtocol): boolean => protocol === '
 
 export function graphRows(plan: { sweep: readonly number[]; anchor: boolean }): Array<{ workload: string; path: string; c: string; anchor: boolean }> {
   return GRAPH_TYPES.flatMap((type) =>
-    GRAPH_PROTOCOLS.flatMap((protocol) => plan.sweep.map((c) => ({ workload: GRAPH_WORKLOAD, path: graphPath(type, protocol), c: String(c), anchor: plan.anchor && kserveServes(protocol) }))),
+    GRAPH_PROTOCOLS.flatMap((protocol) =>
+      plan.sweep.map((c) => ({ workload: GRAPH_WORKLOAD, path: graphPath(type, protocol), c: String(c), anchor: plan.anchor && kserveServes(protocol) })),
+    ),
   );
 }
 
@@ -90,7 +92,24 @@ async function startOurs(type: GraphType, predictor: ServerProcess, stepUrl: str
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
   const server = await launch({
     name: `kserve-ts router (${type})`,
-    cmd: ['node', 'dist/bin/router.js', '--graph-json', JSON.stringify(graphOf(type, stepUrl)), '--http_host', '127.0.0.1', '--http_port', String(httpPort), '--grpc_port', String(grpcPort), '--drain_seconds', '0', '--log_level', 'warn', '--step_grpc_targets', JSON.stringify({ [predictor.base]: `127.0.0.1:${predictor.grpcPort}` })],
+    cmd: [
+      'node',
+      'dist/bin/router.js',
+      '--graph-json',
+      JSON.stringify(graphOf(type, stepUrl)),
+      '--http_host',
+      '127.0.0.1',
+      '--http_port',
+      String(httpPort),
+      '--grpc_port',
+      String(grpcPort),
+      '--drain_seconds',
+      '0',
+      '--log_level',
+      'warn',
+      '--step_grpc_targets',
+      JSON.stringify({ [predictor.base]: `127.0.0.1:${predictor.grpcPort}` }),
+    ],
     httpPort,
     grpcPort,
     readyPaths: ['/readyz'],

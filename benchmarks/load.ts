@@ -121,16 +121,19 @@ export async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   let failed = 0;
   const send = (dueAt: number) => {
     sent++;
-    const p: Promise<void> = spec.once().then(
-      () => true,
-      () => false,
-    ).then((ok) => {
-      pending.delete(p);
-      const latency = performance.now() - dueAt;
-      if (ok) latencies.push(latency);
-      else failed++;
-      spec.onDone?.(dueAt - start, latency, ok);
-    });
+    const p: Promise<void> = spec
+      .once()
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((ok) => {
+        pending.delete(p);
+        const latency = performance.now() - dueAt;
+        if (ok) latencies.push(latency);
+        else failed++;
+        spec.onDone?.(dueAt - start, latency, ok);
+      });
     pending.add(p);
   };
   await new Promise<void>((resolve) => {
@@ -157,7 +160,12 @@ export async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
  * conv V2 JSON request on a busy machine can outlast a smoke run's 1 s window), so it runs
  * once more for `longer` seconds and that result stands. Errors are never retried here.
  */
-export async function untilAnswered(load: (seconds: number) => Promise<LoadResult>, seconds: number, longer = 4 * seconds, onRetry: (line: string) => void = () => {}): Promise<LoadResult> {
+export async function untilAnswered(
+  load: (seconds: number) => Promise<LoadResult>,
+  seconds: number,
+  longer = 4 * seconds,
+  onRetry: (line: string) => void = () => {},
+): Promise<LoadResult> {
   const r = await load(seconds);
   if (r.rps > 0 || r.errors > 0) return r;
   onRetry(`${r.name}: no answer within ${seconds} s; measuring for ${longer} s`);

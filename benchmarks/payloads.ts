@@ -88,8 +88,7 @@ export function probes(server: { base: string; grpcPort: number }, t: TensorSpec
       const text = await r.text();
       if (r.status !== 200) throw new Error(`${protocol} ${t.model}: HTTP ${r.status} ${text.slice(0, 200)}`);
     },
-    load: (connections, seconds) =>
-      runLoad({ name: protocol, url: `${server.base}${p.path}`, method: 'POST', body: p.body, headers: p.headers, connections, seconds }),
+    load: (connections, seconds) => runLoad({ name: protocol, url: `${server.base}${p.path}`, method: 'POST', body: p.body, headers: p.headers, connections, seconds }),
   });
   const binary = v2Binary(t, data);
   const out = [http('V2 JSON', v2Json(t, data)), http('V2 binary', adjust.binary?.(binary) ?? binary)];
@@ -111,8 +110,7 @@ export function probes(server: { base: string; grpcPort: number }, t: TensorSpec
           throw new Error(`${protocol} ${t.model}: ${e.message}`);
         });
       }),
-    load: (concurrency, seconds) =>
-      withConnections(Math.ceil(concurrency / CALLS_PER_CONNECTION), (c) => closedLoop(protocol, concurrency, seconds, () => c.call(message))),
+    load: (concurrency, seconds) => withConnections(Math.ceil(concurrency / CALLS_PER_CONNECTION), (c) => closedLoop(protocol, concurrency, seconds, () => c.call(message))),
   });
   out.push(grpc('gRPC typed', encodeInfer(grpcTyped(t, data))), grpc('gRPC raw', encodeInfer(grpcRaw(t, data))));
   return out;

@@ -45,7 +45,11 @@ function origin(url: string, functionName: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
   if (pkg) return pkg[1] as string;
   const rel = path.relative(ROOT, file);
-  if (!rel.startsWith('..')) return rel.split(path.sep).slice(0, rel.startsWith('dist') ? 2 : 1).join('/');
+  if (!rel.startsWith('..'))
+    return rel
+      .split(path.sep)
+      .slice(0, rel.startsWith('dist') ? 2 : 1)
+      .join('/');
   return file;
 }
 

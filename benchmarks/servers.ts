@@ -51,7 +51,10 @@ export function treeRssMiB(pid: number): number {
     return 0;
   }
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
   return kib / 1024 + children.reduce((sum, c) => sum + treeRssMiB(c), 0);
 }
 
@@ -253,8 +256,21 @@ export async function startAnchorTransformer(o: HopTarget & { python: string }):
   const grpcPort = await freePort();
   return launch({
     name: `anchor transformer (${o.protocol})`,
-    cmd: [o.python, 'test/compat/transformer_anchor.py', '--pass_through', '--model_name', o.model, '--predictor_host', o.predictorHost, '--predictor_protocol', o.protocol,
-      '--http_port', String(httpPort), '--grpc_port', String(grpcPort)],
+    cmd: [
+      o.python,
+      'test/compat/transformer_anchor.py',
+      '--pass_through',
+      '--model_name',
+      o.model,
+      '--predictor_host',
+      o.predictorHost,
+      '--predictor_protocol',
+      o.protocol,
+      '--http_port',
+      String(httpPort),
+      '--grpc_port',
+      String(grpcPort),
+    ],
     httpPort,
     grpcPort,
     readyPaths: modelReadyPaths([o.model]),

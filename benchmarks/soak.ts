@@ -155,8 +155,9 @@ export async function runSoak(options: SoakOptions, progress: (line: string) => 
     const seconds = options.minutes * 60;
     const share = options.loadShare / SOAK_PROTOCOLS.length;
     const targetRps = Object.fromEntries(SOAK_PROTOCOLS.map((p) => [p, capacity[p].rps * share])) as Record<SoakProtocol, number>;
-    const buckets = Array.from({ length: Math.max(1, Math.ceil(options.minutes)) }, () =>
-      Object.fromEntries(SOAK_PROTOCOLS.map((p) => [p, { latencies: [] as number[], errors: 0 }])) as Record<SoakProtocol, { latencies: number[]; errors: number }>,
+    const buckets = Array.from(
+      { length: Math.max(1, Math.ceil(options.minutes)) },
+      () => Object.fromEntries(SOAK_PROTOCOLS.map((p) => [p, { latencies: [] as number[], errors: 0 }])) as Record<SoakProtocol, { latencies: number[]; errors: number }>,
     );
     const rss: [number, number][] = [[0, server.rssMiB()]];
     const t0 = performance.now();

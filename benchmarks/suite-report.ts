@@ -113,7 +113,23 @@ export function plannedRows(plan: Plan): Array<{ workload: string; path: string;
   return rows;
 }
 
-const HEADER = ['workload', 'path', 'c', 'req/s', 'p50 ms', 'p99 ms', 'RSS MiB', 'anchor req/s', 'anchor p50 ms', 'anchor p99 ms', 'anchor RSS MiB', '× req/s', '× p50', '× p99', '× RSS'];
+const HEADER = [
+  'workload',
+  'path',
+  'c',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'RSS MiB',
+  'anchor req/s',
+  'anchor p50 ms',
+  'anchor p99 ms',
+  'anchor RSS MiB',
+  '× req/s',
+  '× p50',
+  '× p99',
+  '× RSS',
+];
 
 function num(n: number | undefined, kind: 'rps' | 'ms' | 'MiB'): string {
   if (n === undefined) return '–';
@@ -290,7 +306,9 @@ export function targetLines(rows: readonly Row[]): string[] {
     const gain = on.rps / off.rps;
     const goal = m === MATMUL ? 2 : 1;
     const target = m === MATMUL ? 'target ≥ 2× on the compute-bound model' : 'target: never slower than off, ≥ 1×';
-    out.push(`- (3) ${m.label}, ${BATCH_CLIENTS} clients: batching on gives ${x(gain)} the throughput of off, p99 ${on.p99.toFixed(1)} vs ${off.p99.toFixed(1)} ms (${target}: ${verdict(gain >= goal)}).`);
+    out.push(
+      `- (3) ${m.label}, ${BATCH_CLIENTS} clients: batching on gives ${x(gain)} the throughput of off, p99 ${on.p99.toFixed(1)} vs ${off.p99.toFixed(1)} ms (${target}: ${verdict(gain >= goal)}).`,
+    );
   }
 
   const start = both(find(START_WORKLOAD, PATHS.start, '–'));
@@ -309,7 +327,9 @@ export function targetLines(rows: readonly Row[]): string[] {
   if (loaded.length > 0) {
     const ratios = loaded.map((r) => (r.ours.rss as number) / (r.anchor.rss as number));
     const below = ratios.filter((q) => q < 1).length;
-    out.push(`- (5) RSS under load: below the anchor's in ${below} of ${loaded.length} rows, worst ${x(Math.max(...ratios))} (mlp and conv rows; target: below in every row: ${verdict(below === loaded.length)}).`);
+    out.push(
+      `- (5) RSS under load: below the anchor's in ${below} of ${loaded.length} rows, worst ${x(Math.max(...ratios))} (mlp and conv rows; target: below in every row: ${verdict(below === loaded.length)}).`,
+    );
   }
 
   const w1 = find(MLP.label, PATHS.workers(1), String(WORKERS_CONCURRENCY))?.ours.rps;

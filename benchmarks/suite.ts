@@ -41,16 +41,7 @@ import { type LoadResult, runLoad, untilAnswered } from './load.js';
 import { machineLine } from './machine.js';
 import { transformerHop } from './transformer-hop.js';
 import { PROTOCOLS, type Probe, probes, sampleData, v2Binary, v2Json } from './payloads.js';
-import {
-  anchorPython,
-  onnxRepository,
-  pinLoadGenerator,
-  type ServerProcess,
-  startAnchor,
-  startHello,
-  startKserveTs,
-  unpinLoadGenerator,
-} from './servers.js';
+import { anchorPython, onnxRepository, pinLoadGenerator, type ServerProcess, startAnchor, startHello, startKserveTs, unpinLoadGenerator } from './servers.js';
 import {
   BATCH_CLIENTS,
   BATCH_CONFIG,
@@ -104,9 +95,9 @@ async function startUp(python: string | undefined, pinned: boolean): Promise<Row
     const rss: number[] = [];
     for (let i = 0; i < STARTS; i++) {
       await withServers([start], async ([s]) => {
-          await sleep(SETTLE_MS);
-          times.push((s as ServerProcess).coldStartMs);
-          rss.push((s as ServerProcess).rssMiB());
+        await sleep(SETTLE_MS);
+        times.push((s as ServerProcess).coldStartMs);
+        rss.push((s as ServerProcess).rssMiB());
       });
     }
     return { p50: median(times), p99: Math.max(...times), rss: median(rss) };
@@ -166,10 +157,13 @@ async function compared(python: string | undefined, pinned: boolean): Promise<Ro
         await ready(a);
         // An anchor that cannot start or answer here is left stopped: each of its rows then
         // starts one (anchor.row) and fails alone, without failing kserve-ts's rows.
-        await anchor?.current().then((s) => ready(probesOf(s))).catch(async (e: unknown) => {
-          progress(`${m.label}: the anchor is not ready (${e instanceof Error ? e.message : String(e)}); its rows will restart it`);
-          await anchor.stop();
-        });
+        await anchor
+          ?.current()
+          .then((s) => ready(probesOf(s)))
+          .catch(async (e: unknown) => {
+            progress(`${m.label}: the anchor is not ready (${e instanceof Error ? e.message : String(e)}); its rows will restart it`);
+            await anchor.stop();
+          });
         for (const [i, protocol] of PROTOCOLS.entries()) {
           for (const c of PLAN.sweep) {
             progress(`${m.label}: ${protocol}, c=${c}`);
@@ -201,29 +195,31 @@ async function compared(python: string | undefined, pinned: boolean): Promise<Ro
 async function framework(pinned: boolean): Promise<Row[]> {
   const payload = v2Json(MLP.tensor, sampleData(MLP.tensor.shape));
   const body = payload.body;
-  return withServers(
-    [() => startHello({ pinned, model: MLP.file })],
-    async ([hello]) => {
-      const base = (hello as ServerProcess).base;
-      const loads = [
-        { path: PATHS.hello, spec: { url: `${base}/` } },
-        { path: PATHS.echo, spec: { url: `${base}/echo`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' } } },
-        { path: PATHS.bareSession, workload: MLP.label, spec: { url: `${base}${payload.path}`, method: 'POST' as const, body, headers: payload.headers } },
-      ];
-      const bare = await fetch(`${base}${payload.path}`, { method: 'POST', body, headers: payload.headers });
-      const answer = await bare.text();
-      if (bare.status !== 200) throw new Error(`the bare fastify route answered ${bare.status}: ${answer.slice(0, 200)}`);
-      const rows: Row[] = [];
-      for (const l of loads) {
-        await runLoad({ name: 'warm-up', ...l.spec, connections: 8, seconds: WARM_SECONDS });
-        for (const c of PLAN.sweep) {
-          progress(`${l.path}, c=${c}`);
-          rows.push({ workload: l.workload ?? FRAMEWORK, path: l.path, c: String(c), ours: measured(await timed((sec) => runLoad({ name: l.path, ...l.spec, connections: c, seconds: sec })), (hello as ServerProcess).rssMiB()) });
-        }
+  return withServers([() => startHello({ pinned, model: MLP.file })], async ([hello]) => {
+    const base = (hello as ServerProcess).base;
+    const loads = [
+      { path: PATHS.hello, spec: { url: `${base}/` } },
+      { path: PATHS.echo, spec: { url: `${base}/echo`, method: 'POST' as const, body, headers: { 'content-type': 'application/json' } } },
+      { path: PATHS.bareSession, workload: MLP.label, spec: { url: `${base}${payload.path}`, method: 'POST' as const, body, headers: payload.headers } },
+    ];
+    const bare = await fetch(`${base}${payload.path}`, { method: 'POST', body, headers: payload.headers });
+    const answer = await bare.text();
+    if (bare.status !== 200) throw new Error(`the bare fastify route answered ${bare.status}: ${answer.slice(0, 200)}`);
+    const rows: Row[] = [];
+    for (const l of loads) {
+      await runLoad({ name: 'warm-up', ...l.spec, connections: 8, seconds: WARM_SECONDS });
+      for (const c of PLAN.sweep) {
+        progress(`${l.path}, c=${c}`);
+        rows.push({
+          workload: l.workload ?? FRAMEWORK,
+          path: l.path,
+          c: String(c),
+          ours: measured(await timed((sec) => runLoad({ name: l.path, ...l.spec, connections: c, seconds: sec })), (hello as ServerProcess).rssMiB()),
+        });
       }
-      return rows;
-    },
-  );
+    }
+    return rows;
+  });
 }
 
 /** (3): one row per request over V2 binary from 64 clients, without and with dynamic batching. */
@@ -237,15 +233,12 @@ async function batching(pinned: boolean): Promise<Row[]> {
       progress(`${m.label}: ${path}`);
       try {
         rows.push(
-          await withServers(
-            [() => startKserveTs({ repo: repo.dir, models: [m.tensor.model], grpc: false, pinned })],
-            async ([s]) => {
-              const spec = { url: `${(s as ServerProcess).base}${payload.path}`, method: 'POST' as const, body: payload.body, headers: payload.headers };
-              await runLoad({ name: 'warm-up', ...spec, connections: 8, seconds: WARM_SECONDS });
-              const r = await timed((sec) => runLoad({ name: path, ...spec, connections: BATCH_CLIENTS, seconds: sec }));
-              return { workload: m.label, path, c: String(BATCH_CLIENTS), ours: measured(r, (s as ServerProcess).rssMiB()) };
-            },
-          ),
+          await withServers([() => startKserveTs({ repo: repo.dir, models: [m.tensor.model], grpc: false, pinned })], async ([s]) => {
+            const spec = { url: `${(s as ServerProcess).base}${payload.path}`, method: 'POST' as const, body: payload.body, headers: payload.headers };
+            await runLoad({ name: 'warm-up', ...spec, connections: 8, seconds: WARM_SECONDS });
+            const r = await timed((sec) => runLoad({ name: path, ...spec, connections: BATCH_CLIENTS, seconds: sec }));
+            return { workload: m.label, path, c: String(BATCH_CLIENTS), ours: measured(r, (s as ServerProcess).rssMiB()) };
+          }),
         );
       } finally {
         repo.remove();
@@ -265,15 +258,12 @@ async function workers(): Promise<Row[]> {
     for (const n of [1, 2]) {
       progress(PATHS.workers(n));
       rows.push(
-        await withServers(
-          [() => startKserveTs({ repo: repo.dir, models: [MLP.tensor.model], grpc: false, args: ['--workers', String(n)] })],
-          async ([s]) => {
-            const spec = { url: `${(s as ServerProcess).base}${payload.path}`, method: 'POST' as const, body: payload.body, headers: payload.headers };
-            await runLoad({ name: 'warm-up', ...spec, connections: 8, seconds: WARM_SECONDS });
-            const r = await timed((sec) => runLoad({ name: PATHS.workers(n), ...spec, connections: WORKERS_CONCURRENCY, seconds: sec }));
-            return { workload: MLP.label, path: PATHS.workers(n), c: String(WORKERS_CONCURRENCY), ours: measured(r, (s as ServerProcess).rssMiB()) };
-          },
-        ),
+        await withServers([() => startKserveTs({ repo: repo.dir, models: [MLP.tensor.model], grpc: false, args: ['--workers', String(n)] })], async ([s]) => {
+          const spec = { url: `${(s as ServerProcess).base}${payload.path}`, method: 'POST' as const, body: payload.body, headers: payload.headers };
+          await runLoad({ name: 'warm-up', ...spec, connections: 8, seconds: WARM_SECONDS });
+          const r = await timed((sec) => runLoad({ name: PATHS.workers(n), ...spec, connections: WORKERS_CONCURRENCY, seconds: sec }));
+          return { workload: MLP.label, path: PATHS.workers(n), c: String(WORKERS_CONCURRENCY), ours: measured(r, (s as ServerProcess).rssMiB()) };
+        }),
       );
     }
   } finally {

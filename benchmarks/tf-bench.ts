@@ -25,9 +25,7 @@ const CONNECTIONS = numberArg('connections', 8);
 
 async function main(): Promise<void> {
   const native = nativeStatus();
-  const models: Array<{ name: string; fixture: string; label: string }> = [
-    { name: 'portable', fixture: 'dense_classifier_tfjs', label: 'portable (TF.js graph model, WASM)' },
-  ];
+  const models: Array<{ name: string; fixture: string; label: string }> = [{ name: 'portable', fixture: 'dense_classifier_tfjs', label: 'portable (TF.js graph model, WASM)' }];
   if (native.available) models.unshift({ name: 'native', fixture: 'dense_classifier', label: 'native (SavedModel, libtensorflow via tfjs-node)' });
   else console.error(`native path not measured: ${native.reason}`);
 

@@ -11,14 +11,7 @@
  */
 import { type LoadResult } from './load.js';
 import { type Probe, type Protocol, probes, sampleData } from './payloads.js';
-import {
-  onnxRepository,
-  type ServerProcess,
-  startAnchor,
-  startAnchorTransformer,
-  startKserveTs,
-  startKserveTsTransformer,
-} from './servers.js';
+import { onnxRepository, type ServerProcess, startAnchor, startAnchorTransformer, startKserveTs, startKserveTsTransformer } from './servers.js';
 import { HOP, HOP_PATHS, HOP_PROTOCOLS, MLP, type Measure, type Row } from './suite-report.js';
 
 export interface HopSettings {
@@ -57,10 +50,7 @@ export async function transformerHop(s: HopSettings): Promise<Row[]> {
     return server;
   };
   // One side: its predictor, then one transformer per hop protocol in front of it.
-  const side = async (
-    predictor: () => Promise<ServerProcess>,
-    transformer: (host: string, hop: 'v2' | 'grpc-v2') => Promise<ServerProcess>,
-  ): Promise<Side> => {
+  const side = async (predictor: () => Promise<ServerProcess>, transformer: (host: string, hop: 'v2' | 'grpc-v2') => Promise<ServerProcess>): Promise<Side> => {
     const p = await started(predictor());
     const alone = new Map<string, Probe>();
     const hop = new Map<string, Probe>();
@@ -100,7 +90,8 @@ export async function transformerHop(s: HopSettings): Promise<Row[]> {
           s.progress(`${HOP}: ${client}, ${kind}, c=${c}`);
           const path = kind === 'alone' ? HOP_PATHS.alone(client) : HOP_PATHS.hop(client);
           // RSS: the predictor alone, or predictor plus the transformers in front of it.
-          const run = async (x: Side) => measured(await (x[kind].get(client) as Probe).load(c, s.seconds), kind === 'alone' ? (x.servers[0] as ServerProcess).rssMiB() : rssOf(x.servers));
+          const run = async (x: Side) =>
+            measured(await (x[kind].get(client) as Probe).load(c, s.seconds), kind === 'alone' ? (x.servers[0] as ServerProcess).rssMiB() : rssOf(x.servers));
           const mine = await run(ours);
           const theirs = anchor === undefined ? undefined : await run(anchor);
           rows.push({ workload: HOP, path, c: String(c), ours: mine, ...(theirs === undefined ? {} : { anchor: theirs }) });

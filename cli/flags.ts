@@ -119,7 +119,10 @@ export class Flags {
 
   /** Comma-separated words, trimmed, empty ones dropped. */
   list(name: string): string[] {
-    return this.string(name).split(',').map((s) => s.trim()).filter(Boolean);
+    return this.string(name)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 }
 
@@ -165,8 +168,7 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
       } else if (next !== undefined && !next.startsWith('--')) {
         value = next;
         i++;
-      }
-      else if (spec === undefined || spec.inert) value = '';
+      } else if (spec === undefined || spec.inert) value = '';
       else throw new FlagError(`--${spec.name} needs a value`);
     }
     if (spec === undefined) {

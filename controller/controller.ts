@@ -36,10 +36,7 @@ export class Controller {
     const reconciler = new InferenceServiceReconciler({
       clients: opts.clients,
       config: () => opts.config.current(),
-      pods: (namespace, isvc, component) =>
-        this.pods
-          .list(namespace)
-          .filter((p) => p.metadata?.labels?.[LABEL_ISVC] === isvc && p.metadata.labels[LABEL_COMPONENT] === component),
+      pods: (namespace, isvc, component) => this.pods.list(namespace).filter((p) => p.metadata?.labels?.[LABEL_ISVC] === isvc && p.metadata.labels[LABEL_COMPONENT] === component),
       runtimes: {
         namespaced: (ns) => this.runtimes.list(ns),
         cluster: () => this.clusterRuntimes.list(),
@@ -79,24 +76,37 @@ export class Controller {
     const enqueueNamespace = (ns: string | undefined) => {
       for (const key of this.keys(ns)) loop.add(key);
     };
-    this.isvcs = loop.watch<InferenceService>('inferenceservices', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>
-      custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
+    this.isvcs = loop.watch<InferenceService>(
+      'inferenceservices',
+      `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`,
+      () => custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
       (o) => loop.add(`${o.metadata.namespace}/${o.metadata.name}`),
     );
-    this.runtimes = loop.watch<ServingRuntime>('servingruntimes', `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${SERVING_RUNTIME_PLURAL}`, () =>
-      custom.listCustomObjectForAllNamespaces({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: SERVING_RUNTIME_PLURAL }) as Promise<KubernetesListObject<ServingRuntime>>,
+    this.runtimes = loop.watch<ServingRuntime>(
+      'servingruntimes',
+      `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${SERVING_RUNTIME_PLURAL}`,
+      () =>
+        custom.listCustomObjectForAllNamespaces({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: SERVING_RUNTIME_PLURAL }) as Promise<
+          KubernetesListObject<ServingRuntime>
+        >,
       (o) => enqueueNamespace(o.metadata?.namespace),
     );
-    this.clusterRuntimes = loop.watch<ServingRuntime>('clusterservingruntimes', `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${CLUSTER_SERVING_RUNTIME_PLURAL}`, () =>
-      custom.listClusterCustomObject({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: CLUSTER_SERVING_RUNTIME_PLURAL }) as Promise<KubernetesListObject<ServingRuntime>>,
+    this.clusterRuntimes = loop.watch<ServingRuntime>(
+      'clusterservingruntimes',
+      `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${CLUSTER_SERVING_RUNTIME_PLURAL}`,
+      () =>
+        custom.listClusterCustomObject({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: CLUSTER_SERVING_RUNTIME_PLURAL }) as Promise<KubernetesListObject<ServingRuntime>>,
       () => enqueueNamespace(undefined),
     );
     loop.watch<V1Deployment>('deployments', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
     this.pods = loop.watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector: LABEL_ISVC }), byLabel, LABEL_ISVC);
     if (await this.knativeInstalled()) {
-      loop.watch<KnativeService>('knative-services', '/apis/serving.knative.dev/v1/services', () =>
-        custom.listCustomObjectForAllNamespaces(KNATIVE_SERVICES) as Promise<KubernetesListObject<KnativeService>>,
-        byLabel, LABEL_ISVC,
+      loop.watch<KnativeService>(
+        'knative-services',
+        '/apis/serving.knative.dev/v1/services',
+        () => custom.listCustomObjectForAllNamespaces(KNATIVE_SERVICES) as Promise<KubernetesListObject<KnativeService>>,
+        byLabel,
+        LABEL_ISVC,
       );
     }
     await loop.start();

@@ -70,20 +70,27 @@ export class GraphController {
       const graph = obj.metadata?.labels?.[LABEL_GRAPH];
       if (graph && obj.metadata?.namespace) loop.add(`${obj.metadata.namespace}/${graph}`);
     };
-    this.graphs = loop.watch<InferenceGraph>('inferencegraphs', `/apis/${GRAPH_GROUP}/${GRAPH_VERSION}/${GRAPH_PLURAL}`, () =>
-      custom.listCustomObjectForAllNamespaces({ group: GRAPH_GROUP, version: GRAPH_VERSION, plural: GRAPH_PLURAL }) as Promise<KubernetesListObject<InferenceGraph>>,
+    this.graphs = loop.watch<InferenceGraph>(
+      'inferencegraphs',
+      `/apis/${GRAPH_GROUP}/${GRAPH_VERSION}/${GRAPH_PLURAL}`,
+      () => custom.listCustomObjectForAllNamespaces({ group: GRAPH_GROUP, version: GRAPH_VERSION, plural: GRAPH_PLURAL }) as Promise<KubernetesListObject<InferenceGraph>>,
       (o) => loop.add(`${o.metadata.namespace}/${o.metadata.name}`),
     );
     // An InferenceService that appears, gets an address or changes readiness moves the graphs naming it.
-    this.isvcs = loop.watch<InferenceService>('inferenceservices (graphs)', `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`, () =>
-      custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
+    this.isvcs = loop.watch<InferenceService>(
+      'inferenceservices (graphs)',
+      `/apis/${ISVC_GROUP}/${ISVC_VERSION}/${ISVC_PLURAL}`,
+      () => custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
       (o) => this.enqueueNaming(o.metadata?.namespace, o.metadata?.name),
     );
     loop.watch<V1Deployment>('deployments (graphs)', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: LABEL_GRAPH }), byLabel, LABEL_GRAPH);
     if (await this.opts.knativeInstalled()) {
-      loop.watch<KnativeService>('knative-services (graphs)', '/apis/serving.knative.dev/v1/services', () =>
-        custom.listCustomObjectForAllNamespaces({ ...KNATIVE_SERVICES, labelSelector: LABEL_GRAPH }) as Promise<KubernetesListObject<KnativeService>>,
-        byLabel, LABEL_GRAPH,
+      loop.watch<KnativeService>(
+        'knative-services (graphs)',
+        '/apis/serving.knative.dev/v1/services',
+        () => custom.listCustomObjectForAllNamespaces({ ...KNATIVE_SERVICES, labelSelector: LABEL_GRAPH }) as Promise<KubernetesListObject<KnativeService>>,
+        byLabel,
+        LABEL_GRAPH,
       );
     }
     await loop.start();

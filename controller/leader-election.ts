@@ -31,7 +31,10 @@ export class LeaderElector {
   private timer: NodeJS.Timeout | undefined;
   private lastRenew = 0;
 
-  constructor(private readonly api: CoordinationV1Api, private readonly opts: LeaderElectionOptions) {}
+  constructor(
+    private readonly api: CoordinationV1Api,
+    private readonly opts: LeaderElectionOptions,
+  ) {}
 
   get isLeader(): boolean {
     return this.leading;

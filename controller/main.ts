@@ -51,8 +51,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   else if (!hasDefaultKubeconfig(env)) {
     // loadFromDefault() would fall back to http://localhost:8080 and retry forever.
     process.stderr.write(
-      'kserve-ts controller: no cluster credentials: pass --kubeconfig, set KUBECONFIG, or run in a pod ' +
-        '(KUBERNETES_SERVICE_HOST and a mounted ServiceAccount token)\n',
+      'kserve-ts controller: no cluster credentials: pass --kubeconfig, set KUBECONFIG, or run in a pod ' + '(KUBERNETES_SERVICE_HOST and a mounted ServiceAccount token)\n',
     );
     return 2;
   } else kubeConfig.loadFromDefault();
@@ -151,12 +150,7 @@ interface BoundWebhooks {
 }
 
 /** The webhook server, bound (its certificate needs the API server only with --cert-secret). */
-async function startWebhooks(
-  config: ControllerConfig,
-  clients: ReturnType<typeof makeClients>,
-  configSource: ConfigSource,
-  logger: Logger,
-): Promise<BoundWebhooks> {
+async function startWebhooks(config: ControllerConfig, clients: ReturnType<typeof makeClients>, configSource: ConfigSource, logger: Logger): Promise<BoundWebhooks> {
   const tls = await webhookCertificate(config, clients);
   const server = createWebhooks({
     credentials: kubeCredentialSource(clients.core),

@@ -16,7 +16,12 @@ export class ControllerMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  readonly queueDepth = new Gauge({ name: 'kserve_ts_controller_workqueue_depth', help: 'Keys waiting in the work queue, by kind', labelNames: ['kind'] as const, registers: [this.registry] });
+  readonly queueDepth = new Gauge({
+    name: 'kserve_ts_controller_workqueue_depth',
+    help: 'Keys waiting in the work queue, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
   readonly leader = new Gauge({ name: 'kserve_ts_controller_is_leader', help: '1 while this replica holds the leader lease', registers: [this.registry] });
 
   constructor() {

@@ -36,9 +36,7 @@ const PROTOCOL_RANK: Readonly<Record<string, number>> = { v1: 0, v2: 1, 'grpc-v1
 const UNKNOWN_RANK = 4;
 
 export function selectRuntime(model: ModelSpec, candidates: RuntimeCandidates): RuntimeSelection {
-  return model.runtime !== undefined && model.runtime !== ''
-    ? explicitRuntime(model, model.runtime, candidates)
-    : autoSelectRuntime(model, candidates);
+  return model.runtime !== undefined && model.runtime !== '' ? explicitRuntime(model, model.runtime, candidates) : autoSelectRuntime(model, candidates);
 }
 
 /** The protocol a model asks for: its own, else v1 (KServe's `GetProtocol`). */

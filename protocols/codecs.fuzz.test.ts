@@ -63,9 +63,18 @@ const data: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
   v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('v'), { maxLength: 6 })),
 })).v;
 const deep = fc.integer({ min: 60, max: 200 }).map((n) => JSON.parse(`${'['.repeat(n)}1${']'.repeat(n)}`) as unknown);
-const parameters = fc.option(fc.dictionary(fc.constantFrom('binary_data_size', 'content_type', 'x'), fc.oneof(fc.integer({ min: -4, max: 64 }), fc.string({ maxLength: 3 }), fc.double())), { nil: undefined });
+const parameters = fc.option(
+  fc.dictionary(fc.constantFrom('binary_data_size', 'content_type', 'x'), fc.oneof(fc.integer({ min: -4, max: 64 }), fc.string({ maxLength: 3 }), fc.double())),
+  { nil: undefined },
+);
 const v2Input = fc.record(
-  { name: fc.oneof(fc.constantFrom('a', 'b', 'c'), fc.string({ maxLength: 3 })), datatype, shape: fc.oneof({ weight: 9, arbitrary: shape }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }), data: fc.oneof({ weight: 9, arbitrary: data }, { weight: 1, arbitrary: deep }), parameters },
+  {
+    name: fc.oneof(fc.constantFrom('a', 'b', 'c'), fc.string({ maxLength: 3 })),
+    datatype,
+    shape: fc.oneof({ weight: 9, arbitrary: shape }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }),
+    data: fc.oneof({ weight: 9, arbitrary: data }, { weight: 1, arbitrary: deep }),
+    parameters,
+  },
   { requiredKeys: [] },
 );
 const v2Doc = fc.record(
@@ -80,7 +89,10 @@ const v2Doc = fc.record(
 
 describe(`codec fuzzing (seed ${SEED})`, () => {
   it('V2 JSON: any document decodes or is a client error, within the limits', () => {
-    fc.assert(fc.property(fc.oneof(v2Doc, fc.jsonValue()), (doc) => decodesOrRefuses(() => decodeRestInferRequest(Buffer.from(JSON.stringify(doc) ?? 'null'), undefined, LIMITS))), params);
+    fc.assert(
+      fc.property(fc.oneof(v2Doc, fc.jsonValue()), (doc) => decodesOrRefuses(() => decodeRestInferRequest(Buffer.from(JSON.stringify(doc) ?? 'null'), undefined, LIMITS))),
+      params,
+    );
   });
 
   it('V2 binary extension: any header, header length and tensor bytes', () => {
@@ -96,16 +108,25 @@ describe(`codec fuzzing (seed ${SEED})`, () => {
   });
 
   it('V2 REST: arbitrary bytes as a body', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 128 }), fc.option(fc.nat(140), { nil: undefined }), (bytes, hl) => {
-      decodesOrRefuses(() => decodeRestInferRequest(bytes, hl === undefined ? undefined : Math.min(hl, bytes.byteLength), LIMITS));
-    }), params);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 128 }), fc.option(fc.nat(140), { nil: undefined }), (bytes, hl) => {
+        decodesOrRefuses(() => decodeRestInferRequest(bytes, hl === undefined ? undefined : Math.min(hl, bytes.byteLength), LIMITS));
+      }),
+      params,
+    );
   });
 
   const grpcInput = fc.record(
     {
       name: fc.constantFrom('a', 'b', ''),
       datatype,
-      shape: fc.array(fc.oneof(dim.map((d) => (Number.isFinite(d) ? String(Math.trunc(d)) : String(d))), fc.constantFrom('18446744073709551615', '-1', '', 'x', '1e3')), { maxLength: 5 }),
+      shape: fc.array(
+        fc.oneof(
+          dim.map((d) => (Number.isFinite(d) ? String(Math.trunc(d)) : String(d))),
+          fc.constantFrom('18446744073709551615', '-1', '', 'x', '1e3'),
+        ),
+        { maxLength: 5 },
+      ),
       contents: fc.option(
         fc.record(
           {
@@ -127,7 +148,9 @@ describe(`codec fuzzing (seed ${SEED})`, () => {
   it('gRPC typed and raw: any message object', () => {
     fc.assert(
       fc.property(fc.array(grpcInput, { maxLength: 4 }), fc.option(fc.array(fc.uint8Array({ maxLength: 48 }), { maxLength: 5 }), { nil: undefined }), (inputs, raw) => {
-        decodesOrRefuses(() => decodeGrpcInferRequest({ model_name: 'm', inputs, ...(raw === undefined ? {} : { raw_input_contents: raw.map((r) => Buffer.from(r)) }) }, LIMITS).request);
+        decodesOrRefuses(
+          () => decodeGrpcInferRequest({ model_name: 'm', inputs, ...(raw === undefined ? {} : { raw_input_contents: raw.map((r) => Buffer.from(r)) }) }, LIMITS).request,
+        );
       }),
       params,
     );
@@ -137,28 +160,41 @@ describe(`codec fuzzing (seed ${SEED})`, () => {
   const infer = (definition[INFERENCE_SERVICE] as unknown as Record<string, { requestDeserialize(b: Buffer): unknown; requestSerialize(v: unknown): Buffer }>)['ModelInfer']!;
 
   it('gRPC wire bytes: arbitrary and mutated ModelInferRequest messages through the real deserialiser', () => {
-    const valid = infer.requestSerialize({ model_name: 'm', inputs: [{ name: 'a', datatype: 'BYTES', shape: ['2'] }], raw_input_contents: [Buffer.from([1, 0, 0, 0, 97, 1, 0, 0, 0, 98])] });
+    const valid = infer.requestSerialize({
+      model_name: 'm',
+      inputs: [{ name: 'a', datatype: 'BYTES', shape: ['2'] }],
+      raw_input_contents: [Buffer.from([1, 0, 0, 0, 97, 1, 0, 0, 0, 98])],
+    });
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.array(fc.tuple(fc.nat(valid.byteLength - 1), fc.nat(255)), { maxLength: 4 }).map((edits) => {
-        const b = Buffer.from(valid);
-        for (const [i, v] of edits) b[i] = v;
-        return new Uint8Array(b);
-      })), (bytes) => {
-        let msg: unknown;
-        try {
-          msg = infer.requestDeserialize(Buffer.from(bytes));
-        } catch {
-          return; // grpc-js answers INTERNAL for undecodable protobuf itself; the codec never sees it
-        }
-        decodesOrRefuses(() => decodeGrpcInferRequest(msg as never, LIMITS).request);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 64 }),
+          fc.array(fc.tuple(fc.nat(valid.byteLength - 1), fc.nat(255)), { maxLength: 4 }).map((edits) => {
+            const b = Buffer.from(valid);
+            for (const [i, v] of edits) b[i] = v;
+            return new Uint8Array(b);
+          }),
+        ),
+        (bytes) => {
+          let msg: unknown;
+          try {
+            msg = infer.requestDeserialize(Buffer.from(bytes));
+          } catch {
+            return; // grpc-js answers INTERNAL for undecodable protobuf itself; the codec never sees it
+          }
+          decodesOrRefuses(() => decodeGrpcInferRequest(msg as never, LIMITS).request);
+        },
+      ),
       params,
     );
   });
 
   const specs: TensorSpec[][] = [
     [{ name: 'x', datatype: 'FP32', shape: [-1, -1] }],
-    [{ name: 'x', datatype: 'INT64', shape: [-1] }, { name: 'y', datatype: 'BYTES', shape: [-1] }],
+    [
+      { name: 'x', datatype: 'INT64', shape: [-1] },
+      { name: 'y', datatype: 'BYTES', shape: [-1] },
+    ],
     [{ name: 'x', datatype: 'FP16', shape: [-1, 2] }],
   ];
   const v1Doc = fc.oneof(
@@ -168,18 +204,32 @@ describe(`codec fuzzing (seed ${SEED})`, () => {
   );
 
   it('V1 (KServe): any instances or inputs document', () => {
-    fc.assert(fc.property(v1Doc, fc.constantFrom(...specs), (doc, inputs) => decodesOrRefuses(() => decodeV1Request(doc, inputs, LIMITS))), params);
+    fc.assert(
+      fc.property(v1Doc, fc.constantFrom(...specs), (doc, inputs) => decodesOrRefuses(() => decodeV1Request(doc, inputs, LIMITS))),
+      params,
+    );
   });
 
   it("V1 (TF Serving's dialect): any document, with b64 strings and signature names", () => {
     const b64 = fc.oneof(fc.base64String({ maxLength: 12 }), fc.string({ maxLength: 6 })).map((b) => ({ b64: b }));
     const tfDoc = fc.record(
-      { signature_name: fc.oneof(fc.constant('serving_default'), fc.string({ maxLength: 4 })), instances: fc.oneof(fc.array(fc.oneof(data, b64), { maxLength: 5 }), deep), inputs: fc.oneof(data, b64, fc.dictionary(fc.constantFrom('x', 'y'), data)) },
+      {
+        signature_name: fc.oneof(fc.constant('serving_default'), fc.string({ maxLength: 4 })),
+        instances: fc.oneof(fc.array(fc.oneof(data, b64), { maxLength: 5 }), deep),
+        inputs: fc.oneof(data, b64, fc.dictionary(fc.constantFrom('x', 'y'), data)),
+      },
       { requiredKeys: [] },
     );
     fc.assert(
       fc.property(tfDoc, fc.constantFrom<Datatype>('BYTES', 'FP32', 'INT32'), (doc, dt) => {
-        const model = { name: 'm', version: undefined, platform: 'tensorflow_savedmodel', inputs: [{ name: 'x', datatype: dt, shape: [-1] }], outputs: [{ name: 'y', datatype: dt, shape: [-1] }], signatures: undefined };
+        const model = {
+          name: 'm',
+          version: undefined,
+          platform: 'tensorflow_savedmodel',
+          inputs: [{ name: 'x', datatype: dt, shape: [-1] }],
+          outputs: [{ name: 'y', datatype: dt, shape: [-1] }],
+          signatures: undefined,
+        };
         decodesOrRefuses(() => tfServingDialect.decode(doc, model, LIMITS).request);
       }),
       params,
@@ -192,7 +242,12 @@ describe(`codec fuzzing (seed ${SEED})`, () => {
       fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 3 }).chain((dims) => {
         const n = dims.reduce((a, b) => a * b, 1);
         const info = datatypeInfo(dt)!;
-        const value = dt === 'BOOL' ? fc.integer({ min: 0, max: 1 }) : dt === 'FP32' || dt === 'FP64' ? fc.integer({ min: -1000, max: 1000 }).map((v) => v / 8) : fc.integer({ min: 0, max: 100 });
+        const value =
+          dt === 'BOOL'
+            ? fc.integer({ min: 0, max: 1 })
+            : dt === 'FP32' || dt === 'FP64'
+              ? fc.integer({ min: -1000, max: 1000 }).map((v) => v / 8)
+              : fc.integer({ min: 0, max: 100 });
         return fc.array(value, { minLength: n, maxLength: n }).map((values) => {
           const arr = new info.arrayType!(n);
           values.forEach((v, i) => ((arr as unknown as Array<number | bigint>)[i] = info.bigint ? BigInt(v) : v));

@@ -10,36 +10,11 @@
  * - BYTES is an array of Uint8Array, one per element.
  */
 
-export const DATATYPES = [
-  'BOOL',
-  'UINT8',
-  'UINT16',
-  'UINT32',
-  'UINT64',
-  'INT8',
-  'INT16',
-  'INT32',
-  'INT64',
-  'FP16',
-  'BF16',
-  'FP32',
-  'FP64',
-  'BYTES',
-] as const;
+export const DATATYPES = ['BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'FP16', 'BF16', 'FP32', 'FP64', 'BYTES'] as const;
 
 export type Datatype = (typeof DATATYPES)[number];
 
-export type NumericArray =
-  | Uint8Array
-  | Uint16Array
-  | Uint32Array
-  | BigUint64Array
-  | Int8Array
-  | Int16Array
-  | Int32Array
-  | BigInt64Array
-  | Float32Array
-  | Float64Array;
+export type NumericArray = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array;
 
 /** Element storage of a tensor: a typed array for fixed-size types, one buffer per element for BYTES. */
 export type TensorData = NumericArray | Uint8Array[];
@@ -51,15 +26,7 @@ type TypedArrayCtor = {
 };
 
 /** gRPC `InferTensorContents` field carrying a datatype, when it has one. */
-export type GrpcContentsField =
-  | 'bool_contents'
-  | 'int_contents'
-  | 'int64_contents'
-  | 'uint_contents'
-  | 'uint64_contents'
-  | 'fp32_contents'
-  | 'fp64_contents'
-  | 'bytes_contents';
+export type GrpcContentsField = 'bool_contents' | 'int_contents' | 'int64_contents' | 'uint_contents' | 'uint64_contents' | 'fp32_contents' | 'fp64_contents' | 'bytes_contents';
 
 export interface DatatypeInfo {
   readonly name: Datatype;

@@ -93,12 +93,9 @@ export class KServeError extends Error {
 
 export const errors = {
   invalidInput: (reason: string) => new KServeError('InvalidInput', reason),
-  modelNotFound: (name: string) =>
-    new KServeError('ModelNotFound', `Model with name ${name} does not exist.`),
-  modelVersionNotFound: (name: string, version: string) =>
-    new KServeError('ModelNotFound', `Model with name ${name} and version ${version} does not exist.`),
-  modelNotReady: (name: string, detail?: string) =>
-    new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),
+  modelNotFound: (name: string) => new KServeError('ModelNotFound', `Model with name ${name} does not exist.`),
+  modelVersionNotFound: (name: string, version: string) => new KServeError('ModelNotFound', `Model with name ${name} and version ${version} does not exist.`),
+  modelNotReady: (name: string, detail?: string) => new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),
   modelOverloaded: (name: string, max: number) =>
     new KServeError('ModelOverloaded', `Model with name ${name} is overloaded: ${max} requests are already queued or running (--max_queued_requests); retry later.`),
   serverBusy: (detail: string) => new KServeError('ServerBusy', `Server is busy: ${detail}; retry later.`),
@@ -106,19 +103,15 @@ export const errors = {
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   cancelled: (name: string) => new KServeError('Cancelled', `Request for model ${name} was cancelled by the client before it ran.`),
-  routeNotFound: (method: string, path: string) =>
-    new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
-  methodNotAllowed: (method: string, path: string, allow: string) =>
-    new KServeError('MethodNotAllowed', `Method ${method} is not allowed for ${path}; allowed: ${allow}`),
+  routeNotFound: (method: string, path: string) => new KServeError('RouteNotFound', `Route ${method}:${path} not found`),
+  methodNotAllowed: (method: string, path: string, allow: string) => new KServeError('MethodNotAllowed', `Method ${method} is not allowed for ${path}; allowed: ${allow}`),
   uriTooLong: (maxSegment: number) => new KServeError('UriTooLong', `A path segment of the URL is longer than ${maxSegment} characters`),
-  payloadTooLarge: (limitBytes: number) =>
-    new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
+  payloadTooLarge: (limitBytes: number) => new KServeError('PayloadTooLarge', `Request body is larger than the limit of ${limitBytes} bytes`),
   /** A request within the body limit that declares more than a configured bound (elements, inputs). */
   limitExceeded: (reason: string) => new KServeError('PayloadTooLarge', reason),
   responseTooLarge: (bytes: number, limitBytes: number, setting: string) =>
     new KServeError('PayloadTooLarge', `Response of ${bytes} bytes is larger than the limit of ${limitBytes} bytes (${setting})`),
-  inferenceError: (reason: string, cause?: unknown) =>
-    new KServeError('InferenceError', reason, { cause }),
+  inferenceError: (reason: string, cause?: unknown) => new KServeError('InferenceError', reason, { cause }),
   internal: (reason: string, cause?: unknown) => new KServeError('Internal', reason, { cause }),
   predictorUnreachable: (target: string, reason: string, attempts: number) =>
     new KServeError('PredictorUnreachable', `Predictor ${target} is unreachable: ${reason}${attempts > 1 ? ` (${attempts} attempts)` : ''}`),

@@ -21,7 +21,12 @@ describe('one per-input decoder, one set of messages', () => {
 
   it('refuses a repeated input name in both wire formats', () => {
     const message = "input 'a' appears more than once";
-    expect(rest([{ ...a, shape: [1], data: [1] }, { ...a, shape: [1], data: [1] }])).toThrow(message);
+    expect(
+      rest([
+        { ...a, shape: [1], data: [1] },
+        { ...a, shape: [1], data: [1] },
+      ]),
+    ).toThrow(message);
     const g = { ...a, shape: ['1'], contents: { fp32_contents: [1] } };
     expect(grpc([g, g])).toThrow(message);
   });

@@ -24,9 +24,7 @@ function kindOf(fn: () => unknown): { kind: string; message: string } {
 
 const json = (doc: unknown, binary?: Buffer) => {
   const head = Buffer.from(JSON.stringify(doc));
-  return binary === undefined
-    ? () => decodeRestInferRequest(head, undefined)
-    : () => decodeRestInferRequest(Buffer.concat([head, binary]), head.byteLength);
+  return binary === undefined ? () => decodeRestInferRequest(head, undefined) : () => decodeRestInferRequest(Buffer.concat([head, binary]), head.byteLength);
 };
 const huge = [2 ** 26, 2 ** 26, 2 ** 26];
 const deep = (n: number): unknown => JSON.parse(`${'['.repeat(n)}1${']'.repeat(n)}`);
@@ -42,22 +40,77 @@ const model = (datatype: TensorSpec['datatype']) => ({
 
 describe('every codec checks declared sizes before it allocates', () => {
   it.each<[string, () => unknown, string, RegExp]>([
-    ['V2 JSON: a huge shape with one element', json({ inputs: [{ name: 'x', datatype: 'FP32', shape: huge, data: [1] }] }), 'PayloadTooLarge', /input 'x': shape \[67108864,67108864,67108864\] has more than 2\^53 elements/],
-    ['V2 JSON: a shape within the limit, data far shorter', json({ inputs: [{ name: 'x', datatype: 'FP64', shape: [2 ** 27], data: [[1]] }] }), 'InvalidInput', /input 'x': shape \[134217728\] has 134217728 elements but data has 1/],
-    ['V2 JSON: BYTES with a huge shape', json({ inputs: [{ name: 'x', datatype: 'BYTES', shape: [2 ** 27], data: ['a'] }] }), 'InvalidInput', /has 134217728 elements but data has 1/],
-    ['V2 JSON: a shape of 100,000 dimensions', json({ inputs: [{ name: 'x', datatype: 'FP32', shape: new Array(100_000).fill(1), data: [1] }] }), 'InvalidInput', /input 'x': shape has 100000 dimensions; at most 64/],
+    [
+      'V2 JSON: a huge shape with one element',
+      json({ inputs: [{ name: 'x', datatype: 'FP32', shape: huge, data: [1] }] }),
+      'PayloadTooLarge',
+      /input 'x': shape \[67108864,67108864,67108864\] has more than 2\^53 elements/,
+    ],
+    [
+      'V2 JSON: a shape within the limit, data far shorter',
+      json({ inputs: [{ name: 'x', datatype: 'FP64', shape: [2 ** 27], data: [[1]] }] }),
+      'InvalidInput',
+      /input 'x': shape \[134217728\] has 134217728 elements but data has 1/,
+    ],
+    [
+      'V2 JSON: BYTES with a huge shape',
+      json({ inputs: [{ name: 'x', datatype: 'BYTES', shape: [2 ** 27], data: ['a'] }] }),
+      'InvalidInput',
+      /has 134217728 elements but data has 1/,
+    ],
+    [
+      'V2 JSON: a shape of 100,000 dimensions',
+      json({ inputs: [{ name: 'x', datatype: 'FP32', shape: new Array(100_000).fill(1), data: [1] }] }),
+      'InvalidInput',
+      /input 'x': shape has 100000 dimensions; at most 64/,
+    ],
     ['V2 JSON: too many inputs', json({ inputs: new Array(2000).fill({}) }), 'PayloadTooLarge', /request has 2000 inputs; at most 1024/],
     ['V2 JSON: too many outputs', json({ inputs: [], outputs: new Array(2000).fill({ name: 'y' }) }), 'PayloadTooLarge', /request has 2000 outputs; at most 1024/],
-    ['V2 binary: BYTES count beyond the bytes', json({ inputs: [{ name: 'x', datatype: 'BYTES', shape: [2 ** 28], parameters: { binary_data_size: 8 } }] }, Buffer.alloc(8)), 'InvalidInput', /input 'x': shape declares 268435456 BYTES elements but 8 bytes hold at most 2/],
-    ['V2 binary: FP32 shape beyond the bytes', json({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2 ** 28], parameters: { binary_data_size: 8 } }] }, Buffer.alloc(8)), 'InvalidInput', /expected 1073741824 bytes of FP32 data .* but got 8/],
-    ['gRPC raw: BYTES count beyond the bytes', () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'BYTES', shape: ['268435456'] }], raw_input_contents: [Buffer.alloc(4)] }), 'InvalidInput', /shape declares 268435456 BYTES elements but 4 bytes/],
-    ['gRPC raw: overflowing dims', () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'INT8', shape: ['9007199254740991', '9007199254740991'] }], raw_input_contents: [Buffer.alloc(4)] }), 'PayloadTooLarge', /has more than 2\^53 elements/],
-    ['gRPC typed: huge shape, one value', () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: ['134217728'], contents: { fp32_contents: [1] } }] }), 'InvalidInput', /has 134217728 elements but fp32_contents has 1/],
+    [
+      'V2 binary: BYTES count beyond the bytes',
+      json({ inputs: [{ name: 'x', datatype: 'BYTES', shape: [2 ** 28], parameters: { binary_data_size: 8 } }] }, Buffer.alloc(8)),
+      'InvalidInput',
+      /input 'x': shape declares 268435456 BYTES elements but 8 bytes hold at most 2/,
+    ],
+    [
+      'V2 binary: FP32 shape beyond the bytes',
+      json({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2 ** 28], parameters: { binary_data_size: 8 } }] }, Buffer.alloc(8)),
+      'InvalidInput',
+      /expected 1073741824 bytes of FP32 data .* but got 8/,
+    ],
+    [
+      'gRPC raw: BYTES count beyond the bytes',
+      () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'BYTES', shape: ['268435456'] }], raw_input_contents: [Buffer.alloc(4)] }),
+      'InvalidInput',
+      /shape declares 268435456 BYTES elements but 4 bytes/,
+    ],
+    [
+      'gRPC raw: overflowing dims',
+      () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'INT8', shape: ['9007199254740991', '9007199254740991'] }], raw_input_contents: [Buffer.alloc(4)] }),
+      'PayloadTooLarge',
+      /has more than 2\^53 elements/,
+    ],
+    [
+      'gRPC typed: huge shape, one value',
+      () => decodeGrpcInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: ['134217728'], contents: { fp32_contents: [1] } }] }),
+      'InvalidInput',
+      /has 134217728 elements but fp32_contents has 1/,
+    ],
     ['gRPC: too many inputs', () => decodeGrpcInferRequest({ inputs: new Array(1025).fill({}) }), 'PayloadTooLarge', /1025 inputs/],
-    ['V1: ragged instances claiming a huge product', () => decodeV1Request({ instances: [new Array(4096).fill(1), ...new Array(4095).fill([])] }, spec('FP64')), 'InvalidInput', /shape \[4096,4096\] has 16777216 elements but data has 4096/],
+    [
+      'V1: ragged instances claiming a huge product',
+      () => decodeV1Request({ instances: [new Array(4096).fill(1), ...new Array(4095).fill([])] }, spec('FP64')),
+      'InvalidInput',
+      /shape \[4096,4096\] has 16777216 elements but data has 4096/,
+    ],
     ['V1: instances nested a million levels', () => decodeV1Request({ instances: [deep(1_000_000)] }, spec('FP32')), 'InvalidInput', /dimensions; at most 64/],
     ['TF Serving: strings nested a million levels', () => tfServingDialect.decode({ instances: deep(1_000_000) }, model('BYTES')), 'InvalidInput', /dimensions; at most 64/],
-    ['TF Serving: a huge columnar product of strings', () => tfServingDialect.decode({ inputs: [new Array(4096).fill('a'), ...new Array(4095).fill([])] }, model('BYTES')), 'InvalidInput', /has 16777216 elements but data has 4096/],
+    [
+      'TF Serving: a huge columnar product of strings',
+      () => tfServingDialect.decode({ inputs: [new Array(4096).fill('a'), ...new Array(4095).fill([])] }, model('BYTES')),
+      'InvalidInput',
+      /has 16777216 elements but data has 4096/,
+    ],
   ])('%s', (_case, decode, kind, message) => {
     const err = kindOf(decode);
     expect(err.kind).toBe(kind);
@@ -72,7 +125,17 @@ describe('every codec checks declared sizes before it allocates', () => {
 
   it('products of dims are overflow-safe: zero anywhere is zero elements, anything past 2^53 is refused', () => {
     expect(checkedElementCount([2 ** 53 - 1, 2 ** 53 - 1, 0], 'x', 10)).toBe(0);
-    expect(checkedElementCount(new Array(64).fill(2 ** 52).concat([]).slice(0, 63).concat([0]), 'x', 10)).toBe(0);
+    expect(
+      checkedElementCount(
+        new Array(64)
+          .fill(2 ** 52)
+          .concat([])
+          .slice(0, 63)
+          .concat([0]),
+        'x',
+        10,
+      ),
+    ).toBe(0);
     expect(() => checkedElementCount([2 ** 27, 2 ** 27], 'x', DEFAULT_DECODE_LIMITS.maxTensorElements)).toThrow(/more than 2\^53|18014398509481984/);
     expect(checkedElementCount([3, 4], 'x', 12)).toBe(12);
   });

@@ -10,9 +10,7 @@ export function parseParameters(value: unknown, where: string): Parameters | und
   for (const [k, v] of Object.entries(value)) {
     const t = typeof v;
     if (t !== 'string' && t !== 'number' && t !== 'boolean') {
-      throw errors.invalidInput(
-        `${where}: parameter '${k}' must be a string, number or boolean, not ${v === null ? 'null' : Array.isArray(v) ? 'an array' : t}`,
-      );
+      throw errors.invalidInput(`${where}: parameter '${k}' must be a string, number or boolean, not ${v === null ? 'null' : Array.isArray(v) ? 'an array' : t}`);
     }
   }
   return value as Parameters;

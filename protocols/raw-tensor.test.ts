@@ -61,20 +61,12 @@ describe('decodeRawTensor', () => {
   });
 
   it('a byte count that does not match the shape is rejected naming the input', () => {
-    invalid(
-      () => decodeRawTensor('in0', info('FP32'), [2, 2], new Uint8Array(12)),
-      /input 'in0': expected 16 bytes of FP32 data for shape \[2,2\] but got 12/,
-    );
+    invalid(() => decodeRawTensor('in0', info('FP32'), [2, 2], new Uint8Array(12)), /input 'in0': expected 16 bytes of FP32 data for shape \[2,2\] but got 12/);
     invalid(() => decodeRawTensor('in0', info('INT64'), [1], new Uint8Array(9)), /expected 8 bytes of INT64 data/);
   });
 
   it('BYTES elements are 4-byte little-endian lengths followed by the bytes, read as views', () => {
-    const body = Buffer.concat([
-      Buffer.from([3, 0, 0, 0]),
-      Buffer.from('cat'),
-      Buffer.from([0, 0, 0, 0]),
-      Buffer.from([2, 0, 0, 0, 0xff, 0x00]),
-    ]);
+    const body = Buffer.concat([Buffer.from([3, 0, 0, 0]), Buffer.from('cat'), Buffer.from([0, 0, 0, 0]), Buffer.from([2, 0, 0, 0, 0xff, 0x00])]);
     const out = decodeRawTensor('s', info('BYTES'), [3], body) as Uint8Array[];
     expect(out.map((b) => Buffer.from(b).toString('hex'))).toEqual(['636174', '', 'ff00']);
     expect(out[0]?.buffer).toBe(body.buffer);

@@ -11,19 +11,12 @@ import { type DatatypeInfo, type TensorData, elementCount } from './datatypes.js
 import { errors } from './errors.js';
 
 /** Decodes one raw tensor. `bytes` may be a view into a larger transport buffer. */
-export function decodeRawTensor(
-  name: string,
-  info: DatatypeInfo,
-  shape: readonly number[],
-  bytes: Uint8Array,
-): TensorData {
+export function decodeRawTensor(name: string, info: DatatypeInfo, shape: readonly number[], bytes: Uint8Array): TensorData {
   const count = elementCount(shape);
   if (info.arrayType === undefined) return decodeRawBytes(name, count, bytes);
   const expected = count * info.byteSize;
   if (bytes.byteLength !== expected) {
-    throw errors.invalidInput(
-      `input '${name}': expected ${expected} bytes of ${info.name} data for shape [${shape.join(',')}] but got ${bytes.byteLength}`,
-    );
+    throw errors.invalidInput(`input '${name}': expected ${expected} bytes of ${info.name} data for shape [${shape.join(',')}] but got ${bytes.byteLength}`);
   }
   if (bytes.byteOffset % info.byteSize === 0) {
     return new info.arrayType(bytes.buffer, bytes.byteOffset, count);
@@ -37,33 +30,25 @@ function decodeRawBytes(name: string, count: number, bytes: Uint8Array): Uint8Ar
   // Each element takes at least its 4-byte length prefix: a count the bytes cannot hold is
   // refused before it sizes the element list.
   if (count > bytes.byteLength / 4) {
-    throw errors.invalidInput(
-      `input '${name}': shape declares ${count} BYTES elements but ${bytes.byteLength} bytes hold at most ${Math.floor(bytes.byteLength / 4)}`,
-    );
+    throw errors.invalidInput(`input '${name}': shape declares ${count} BYTES elements but ${bytes.byteLength} bytes hold at most ${Math.floor(bytes.byteLength / 4)}`);
   }
   const out: Uint8Array[] = new Array<Uint8Array>(count);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let off = 0;
   for (let i = 0; i < count; i++) {
     if (off + 4 > bytes.byteLength) {
-      throw errors.invalidInput(
-        `input '${name}': BYTES data ends after ${i} of ${count} elements (truncated length prefix)`,
-      );
+      throw errors.invalidInput(`input '${name}': BYTES data ends after ${i} of ${count} elements (truncated length prefix)`);
     }
     const len = view.getUint32(off, true);
     off += 4;
     if (off + len > bytes.byteLength) {
-      throw errors.invalidInput(
-        `input '${name}': BYTES element ${i} declares ${len} bytes but only ${bytes.byteLength - off} remain`,
-      );
+      throw errors.invalidInput(`input '${name}': BYTES element ${i} declares ${len} bytes but only ${bytes.byteLength - off} remain`);
     }
     out[i] = bytes.subarray(off, off + len);
     off += len;
   }
   if (off !== bytes.byteLength) {
-    throw errors.invalidInput(
-      `input '${name}': ${bytes.byteLength - off} unexpected trailing bytes after ${count} BYTES elements`,
-    );
+    throw errors.invalidInput(`input '${name}': ${bytes.byteLength - off} unexpected trailing bytes after ${count} BYTES elements`);
   }
   return out;
 }

@@ -20,9 +20,7 @@ export function selectSignature<S extends SignatureDef>(signatures: readonly S[]
   if (typeof wanted !== 'string') throw errors.invalidInput(`"${SIGNATURE_PARAMETER}" must be a string`);
   const sig = signatures.find((s) => s.name === wanted);
   if (sig === undefined) {
-    throw errors.invalidInput(
-      `Serving signature name: "${wanted}" not found in signature def; signatures: ${signatures.map((s) => s.name).join(', ')}`,
-    );
+    throw errors.invalidInput(`Serving signature name: "${wanted}" not found in signature def; signatures: ${signatures.map((s) => s.name).join(', ')}`);
   }
   return sig;
 }

@@ -50,7 +50,14 @@ export interface RouterConfig {
 }
 
 export function routerUsage(): string {
-  return ['Usage: kserve-ts router --graph-json JSON [flags]', '', 'Flags:', ...flagHelp(ROUTER_FLAGS), '', 'Environment: PROPAGATE_HEADERS (comma-separated header name patterns, as KServe).'].join('\n');
+  return [
+    'Usage: kserve-ts router --graph-json JSON [flags]',
+    '',
+    'Flags:',
+    ...flagHelp(ROUTER_FLAGS),
+    '',
+    'Environment: PROPAGATE_HEADERS (comma-separated header name patterns, as KServe).',
+  ].join('\n');
 }
 
 function targets(text: string): Map<string, string> {

@@ -16,7 +16,7 @@ const PRINTABLE_LATIN1 = (c: number): boolean => (c >= 0x20 && c < 0x7f) || (c >
 /** Go's quoteChar: the byte as a quoted character for scanner messages. */
 function quoteChar(c: number): string {
   if (c === 0x27) return "'\\''";
-  if (c === 0x22) return '\'"\'';
+  if (c === 0x22) return "'\"'";
   // strconv.Quote(string(rune(c))) without its double quotes
   const named: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v', 0x5c: '\\\\' };
   const esc = named[c];

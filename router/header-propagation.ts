@@ -8,7 +8,17 @@
  */
 
 /** Always propagated (lower-case). */
-export const TRACE_HEADERS: readonly string[] = ['x-request-id', 'traceparent', 'tracestate', 'b3', 'x-b3-traceid', 'x-b3-spanid', 'x-b3-parentspanid', 'x-b3-sampled', 'x-b3-flags'];
+export const TRACE_HEADERS: readonly string[] = [
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+  'b3',
+  'x-b3-traceid',
+  'x-b3-spanid',
+  'x-b3-parentspanid',
+  'x-b3-sampled',
+  'x-b3-flags',
+];
 
 const NEVER = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'expect', 'http2-settings']);
 

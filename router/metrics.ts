@@ -21,7 +21,12 @@ export class RouterMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    this.#requests = new Counter({ name: 'router_requests_total', help: 'Graph requests by protocol and answered status (gRPC: the HTTP status of its code)', labelNames: ['protocol', 'status_code'], registers: [this.registry] });
+    this.#requests = new Counter({
+      name: 'router_requests_total',
+      help: 'Graph requests by protocol and answered status (gRPC: the HTTP status of its code)',
+      labelNames: ['protocol', 'status_code'],
+      registers: [this.registry],
+    });
     this.#stepSeconds = new Histogram({
       name: 'router_step_duration_seconds',
       help: 'Latency of each call to a graph step, answered or not',
@@ -29,7 +34,12 @@ export class RouterMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [this.registry],
     });
-    this.#stepFailures = new Counter({ name: 'router_step_failures_total', help: 'Graph step calls that did not succeed: a non-2xx answer (status), no answer (error) or none in time (timeout)', labelNames: ['node', 'step', 'protocol', 'reason'], registers: [this.registry] });
+    this.#stepFailures = new Counter({
+      name: 'router_step_failures_total',
+      help: 'Graph step calls that did not succeed: a non-2xx answer (status), no answer (error) or none in time (timeout)',
+      labelNames: ['node', 'step', 'protocol', 'reason'],
+      registers: [this.registry],
+    });
   }
 
   request(protocol: RouterProtocol, status: number): void {

@@ -68,7 +68,13 @@ const INERT_FLAGS: readonly (readonly [string, string])[] = [
 /** The server's own flags, with defaults and units; backends add theirs (Backend.flags). */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
   { name: 'http_port', kind: 'int', dflt: '8080', help: 'REST port (8443 by default with --ssl_certfile, as KServe)' },
-  { name: 'ssl_certfile', kind: 'string', dflt: '', placeholder: 'PATH', help: 'serve REST over HTTPS with this PEM certificate (chain), reloaded when it changes (env KSERVE_TLS_CERT_FILE)' },
+  {
+    name: 'ssl_certfile',
+    kind: 'string',
+    dflt: '',
+    placeholder: 'PATH',
+    help: 'serve REST over HTTPS with this PEM certificate (chain), reloaded when it changes (env KSERVE_TLS_CERT_FILE)',
+  },
   { name: 'ssl_keyfile', kind: 'string', dflt: '', placeholder: 'PATH', help: 'PEM private key for --ssl_certfile (env KSERVE_TLS_KEY_FILE)' },
   { name: 'http_host', kind: 'string', dflt: '0.0.0.0', placeholder: 'ADDR', help: 'address the REST and gRPC servers bind' },
   { name: 'grpc_port', kind: 'int', dflt: '8081', help: 'gRPC port' },

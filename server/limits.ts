@@ -53,28 +53,48 @@ interface LimitFlag {
  * is KServe's own flag (uvicorn's keep-alive, default 5 s).
  */
 export const LIMIT_FLAGS: ReadonlyArray<LimitFlag & { readonly kind: 'int' }> = [
-  { name: 'max_tensor_elements', dflt: String(DEFAULT_DECODE_LIMITS.maxTensorElements), help: 'elements all input tensors of one request may declare together; beyond it 413 / RESOURCE_EXHAUSTED' },
+  {
+    name: 'max_tensor_elements',
+    dflt: String(DEFAULT_DECODE_LIMITS.maxTensorElements),
+    help: 'elements all input tensors of one request may declare together; beyond it 413 / RESOURCE_EXHAUSTED',
+  },
   { name: 'max_inputs', dflt: String(DEFAULT_DECODE_LIMITS.maxInputs), help: 'inputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'max_outputs', dflt: String(DEFAULT_DECODE_LIMITS.maxOutputs), help: 'requested outputs one request may have; beyond it 413 / RESOURCE_EXHAUSTED' },
   { name: 'rest_max_json_bytes', dflt: String(16 * MiB), help: 'largest JSON part of a REST request (bytes; binary tensors do not count); beyond it 413' },
-  { name: 'rest_max_inflight_body_bytes', dflt: String(1024 * MiB), help: 'REST request-body bytes the server holds at once over all requests (bodies over 64 KiB count); beyond it 503 with Retry-After (0 = no limit)' },
+  {
+    name: 'rest_max_inflight_body_bytes',
+    dflt: String(1024 * MiB),
+    help: 'REST request-body bytes the server holds at once over all requests (bodies over 64 KiB count); beyond it 503 with Retry-After (0 = no limit)',
+  },
   { name: 'max_header_bytes', dflt: '16384', help: 'largest REST request line and headers (bytes); beyond it 431' },
   { name: 'headers_timeout_seconds', dflt: '30', help: 'time a client has to send the request headers (seconds); then 408' },
-  { name: 'request_timeout_seconds', dflt: '300', help: 'time a client has to send a whole request: REST headers and body, a gRPC request message (seconds); then 408 / DEADLINE_EXCEEDED' },
+  {
+    name: 'request_timeout_seconds',
+    dflt: '300',
+    help: 'time a client has to send a whole request: REST headers and body, a gRPC request message (seconds); then 408 / DEADLINE_EXCEEDED',
+  },
   {
     name: 'receive_timeout_seconds',
     dflt: '30',
-    help: 'a REST request body or gRPC request message that receives no byte for this long is ended (a stalled upload): 408 / DEADLINE_EXCEEDED, as nginx\'s client_body_timeout (seconds; 0 = never)',
+    help: "a REST request body or gRPC request message that receives no byte for this long is ended (a stalled upload): 408 / DEADLINE_EXCEEDED, as nginx's client_body_timeout (seconds; 0 = never)",
   },
   {
     name: 'send_timeout_seconds',
     dflt: '30',
     help: "a response the client leaves unread (no byte sent) for this long loses its REST connection or gRPC call, as nginx's send_timeout (seconds; 0 = never)",
   },
-  { name: 'timeout_keep_alive', dflt: '65', help: "idle keep-alive REST connections close after this long (seconds; KServe's flag and default: longer than a proxy's 60 s idle timeout)" },
+  {
+    name: 'timeout_keep_alive',
+    dflt: '65',
+    help: "idle keep-alive REST connections close after this long (seconds; KServe's flag and default: longer than a proxy's 60 s idle timeout)",
+  },
   { name: 'max_connections', dflt: '4096', help: 'REST connections open at once; a new one beyond it closes the oldest connection with no request in progress' },
   { name: 'grpc_max_connections', dflt: '1024', help: 'gRPC connections open at once; a new one beyond it closes the oldest connection with no call in progress' },
-  { name: 'grpc_max_inflight_message_bytes', dflt: String(1024 * MiB), help: 'gRPC request bytes the server holds at once over all calls; a call past it is reset, RESOURCE_EXHAUSTED (0 = no limit)' },
+  {
+    name: 'grpc_max_inflight_message_bytes',
+    dflt: String(1024 * MiB),
+    help: 'gRPC request bytes the server holds at once over all calls; a call past it is reset, RESOURCE_EXHAUSTED (0 = no limit)',
+  },
   { name: 'grpc_max_concurrent_streams', dflt: '256', help: 'concurrent gRPC calls per connection (HTTP/2 SETTINGS); beyond it the client queues or gets REFUSED_STREAM' },
   { name: 'grpc_max_connection_idle_seconds', dflt: '300', help: 'a gRPC connection without calls for this long is closed with GOAWAY (seconds; 0 = never)' },
   { name: 'max_queued_requests', dflt: '1024', help: 'requests one model may hold queued or running; beyond it 503 with Retry-After / gRPC UNAVAILABLE (0 = no limit)' },

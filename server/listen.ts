@@ -28,7 +28,8 @@ export async function listen(server: ModelServer): Promise<BoundPorts> {
   );
   const address = http.server.address();
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
-  const grpcPort = grpc === undefined ? undefined : await listenOrFail('gRPC', '--grpc_port', config.httpHost, config.grpcPort, () => grpc.listen(config.httpHost, config.grpcPort));
+  const grpcPort =
+    grpc === undefined ? undefined : await listenOrFail('gRPC', '--grpc_port', config.httpHost, config.grpcPort, () => grpc.listen(config.httpHost, config.grpcPort));
   release();
   return { http: httpPort, grpc: grpcPort };
 }

@@ -152,9 +152,14 @@ export class Metrics {
   trackHeldRequestBytes(transport: 'rest' | 'grpc', held: () => number): void {
     const sources = this.#heldRequestBytes;
     if (sources.size === 0) {
-      this.#scrapedGauge('kserve_request_bytes_held', 'request bytes held at once against --rest_max_inflight_body_bytes / --grpc_max_inflight_message_bytes', ['transport'], function* () {
-        for (const [name, read] of sources) yield [{ transport: name }, read()];
-      });
+      this.#scrapedGauge(
+        'kserve_request_bytes_held',
+        'request bytes held at once against --rest_max_inflight_body_bytes / --grpc_max_inflight_message_bytes',
+        ['transport'],
+        function* () {
+          for (const [name, read] of sources) yield [{ transport: name }, read()];
+        },
+      );
     }
     sources.set(transport, held);
   }

@@ -26,8 +26,15 @@ export type ArchiveKind = 'zip' | 'tar' | TarCompression;
 
 /** Name endings → kind, longest first. */
 const ENDINGS: ReadonlyArray<readonly [string, ArchiveKind]> = [
-  ['.tar.gz', 'tgz'], ['.tar.bz2', 'tbz2'], ['.tar.xz', 'txz'],
-  ['.tgz', 'tgz'], ['.tbz2', 'tbz2'], ['.tbz', 'tbz2'], ['.txz', 'txz'], ['.zip', 'zip'], ['.tar', 'tar'],
+  ['.tar.gz', 'tgz'],
+  ['.tar.bz2', 'tbz2'],
+  ['.tar.xz', 'txz'],
+  ['.tgz', 'tgz'],
+  ['.tbz2', 'tbz2'],
+  ['.tbz', 'tbz2'],
+  ['.txz', 'txz'],
+  ['.zip', 'zip'],
+  ['.tar', 'tar'],
 ];
 
 /** The name endings of archives that are unpacked, longest first. */
@@ -78,12 +85,16 @@ class Budget {
   private readonly limit: number;
   private readonly why: string;
 
-  constructor(private readonly limits: Limits, archiveBytes: number) {
+  constructor(
+    private readonly limits: Limits,
+    archiveBytes: number,
+  ) {
     const byRatio = Math.max(limits.ratioFloorBytes, limits.maxExtractRatio * archiveBytes);
     this.limit = Math.min(limits.maxExtractedBytes, byRatio);
-    this.why = this.limit === limits.maxExtractedBytes
-      ? `STORAGE_MAX_EXTRACTED_BYTES=${limits.maxExtractedBytes}`
-      : `${limits.maxExtractRatio}× the ${archiveBytes}-byte archive (STORAGE_MAX_EXTRACT_RATIO)`;
+    this.why =
+      this.limit === limits.maxExtractedBytes
+        ? `STORAGE_MAX_EXTRACTED_BYTES=${limits.maxExtractedBytes}`
+        : `${limits.maxExtractRatio}× the ${archiveBytes}-byte archive (STORAGE_MAX_EXTRACT_RATIO)`;
   }
 
   entry(name: string): void {
@@ -122,7 +133,10 @@ class Extraction {
   readonly links: PendingLink[] = [];
   readonly dirs = new Set<string>();
 
-  constructor(readonly root: string, readonly budget: Budget) {}
+  constructor(
+    readonly root: string,
+    readonly budget: Budget,
+  ) {}
 
   async dir(p: string): Promise<void> {
     if (this.dirs.has(p)) return;
@@ -209,10 +223,12 @@ async function extractTar(file: string, compression: TarCompression | undefined,
             memberPath(ex.root, entry.path); // refuse before consuming
             ex.budget.declare(entry.size ?? 0, entry.path);
             writes.push(
-              ex.file(entry.path, () => entry as unknown as Readable, entry.mode ?? 0o644).catch((err: unknown) => {
-                fail(err);
-                entry.resume(); // never leave the parser waiting on an unread entry
-              }),
+              ex
+                .file(entry.path, () => entry as unknown as Readable, entry.mode ?? 0o644)
+                .catch((err: unknown) => {
+                  fail(err);
+                  entry.resume(); // never leave the parser waiting on an unread entry
+                }),
             );
             return;
           case 'Directory':
@@ -305,7 +321,11 @@ function zipMembers(zip: yauzl.ZipFile, ex: Extraction): Promise<ZipMember[]> {
  */
 function checkOverlap(members: ZipMember[]): void {
   const spans = members
-    .map((m) => ({ name: m.name, start: m.entry.relativeOffsetOfLocalHeader, end: m.entry.relativeOffsetOfLocalHeader + ZIP_LOCAL_HEADER + m.entry.fileNameLength + m.entry.compressedSize }))
+    .map((m) => ({
+      name: m.name,
+      start: m.entry.relativeOffsetOfLocalHeader,
+      end: m.entry.relativeOffsetOfLocalHeader + ZIP_LOCAL_HEADER + m.entry.fileNameLength + m.entry.compressedSize,
+    }))
     .sort((a, b) => a.start - b.start);
   for (let i = 1; i < spans.length; i++) {
     const prev = spans[i - 1]!;

@@ -37,8 +37,7 @@ class Crc32c implements Digest {
     const n8 = b.length - (b.length % 8);
     for (; i < n8; i += 8) {
       const lo = (crc ^ (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24))) >>> 0;
-      crc = t7[lo & 0xff]! ^ t6[(lo >>> 8) & 0xff]! ^ t5[(lo >>> 16) & 0xff]! ^ t4[lo >>> 24]! ^
-        t3[b[i + 4]!]! ^ t2[b[i + 5]!]! ^ t1[b[i + 6]!]! ^ t0[b[i + 7]!]!;
+      crc = t7[lo & 0xff]! ^ t6[(lo >>> 8) & 0xff]! ^ t5[(lo >>> 16) & 0xff]! ^ t4[lo >>> 24]! ^ t3[b[i + 4]!]! ^ t2[b[i + 5]!]! ^ t1[b[i + 6]!]! ^ t0[b[i + 7]!]!;
     }
     for (; i < b.length; i++) crc = t0[(crc ^ b[i]!) & 0xff]! ^ (crc >>> 8);
     this.crc = crc >>> 0;

@@ -44,7 +44,12 @@ Configuration is read from the environment (see README.md, "Storage initializer"
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'cache_dir', kind: 'string', placeholder: 'DIR', help: 'content-addressed cache shared by runs on one node (env STORAGE_CACHE_DIR)' },
-  { name: 'concurrency', kind: 'string', placeholder: 'N|auto', help: 'requests in flight: a number, or auto (the default: chosen from the measured rate; env STORAGE_CONCURRENCY)' },
+  {
+    name: 'concurrency',
+    kind: 'string',
+    placeholder: 'N|auto',
+    help: 'requests in flight: a number, or auto (the default: chosen from the measured rate; env STORAGE_CONCURRENCY)',
+  },
 ];
 
 const stderrLog: Log = (line) => process.stderr.write(`storage-initializer: ${line}\n`);

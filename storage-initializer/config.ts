@@ -55,7 +55,6 @@ export interface Limits {
   maxArchiveEntries: number;
 }
 
-
 /** Defaults, with units. */
 export const DEFAULTS = Object.freeze({
   maxConcurrency: 64, // requests: the adaptive plan's ceiling
@@ -85,7 +84,10 @@ export function parsePatterns(v: string | undefined): string[] {
       /* fall through to the comma list */
     }
   }
-  return s.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return s
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
 /**

@@ -104,7 +104,12 @@ class Meter extends Transform {
   private timer: NodeJS.Timeout;
   private early: { bytes: number; fn: (bytes: number, bodyMs: number) => void } | undefined;
 
-  constructor(private readonly idleMs: number, private readonly progress: Progress, private readonly what: string, private readonly max: { bytes: number; error: (what: string) => StorageError }) {
+  constructor(
+    private readonly idleMs: number,
+    private readonly progress: Progress,
+    private readonly what: string,
+    private readonly max: { bytes: number; error: (what: string) => StorageError },
+  ) {
     super();
     this.timer = setTimeout(() => this.stall(what), idleMs);
   }
@@ -194,7 +199,9 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         await commit(tmp, dest);
         const bytes = objects.reduce((n, o) => n + (o.size ?? 0), 0);
         const seconds = (performance.now() - t0) / 1000;
-        log(`cache hit for ${uri} (${key.slice(0, 12)}): ${bytes} bytes (${human(bytes)}), ${objects.length} file${objects.length === 1 ? '' : 's'} in place at ${dest} in ${seconds.toFixed(2)}s`);
+        log(
+          `cache hit for ${uri} (${key.slice(0, 12)}): ${bytes} bytes (${human(bytes)}), ${objects.length} file${objects.length === 1 ? '' : 's'} in place at ${dest} in ${seconds.toFixed(2)}s`,
+        );
         return { bytes, files: objects.length, seconds };
       }
     }
@@ -231,7 +238,18 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         probe = config.adaptiveParts;
         ranges.push(...(probe ? [{ start: 0, end: config.partSize - 1 }] : splitRanges(0, obj.size - 1, config.partSize)));
       } else if (obj.size !== 0) ranges.push(undefined);
-      const st: ObjectState = { obj, file, partsLeft: ranges.length, skipChecksum: false, written: new WrittenRanges(0), hash: undefined, hashedTo: 0, partCheck: undefined, startPartCheck: undefined, multipart: undefined };
+      const st: ObjectState = {
+        obj,
+        file,
+        partsLeft: ranges.length,
+        skipChecksum: false,
+        written: new WrittenRanges(0),
+        hash: undefined,
+        hashedTo: 0,
+        partCheck: undefined,
+        startPartCheck: undefined,
+        multipart: undefined,
+      };
       const mp = obj.multipart;
       const size = obj.size;
       const pool = hashes;
@@ -272,7 +290,9 @@ export async function download(uri: string, dest: string, provider: StorageProvi
         const size = st.obj.size!;
         const part = adaptivePartSize(t, config.partSize, size - range.end - 1);
         const rest = splitRanges(range.end + 1, size - 1, part);
-        log(`${st.obj.key}: first ${human(t.bytes)} started in ${t.ttfbMs.toFixed(0)} ms and took ${t.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`);
+        log(
+          `${st.obj.key}: first ${human(t.bytes)} started in ${t.ttfbMs.toFixed(0)} ms and took ${t.bodyMs.toFixed(0)} ms; the remaining ${human(size - range.end - 1)} in ${rest.length} part${rest.length === 1 ? '' : 's'} of up to ${human(part)}`,
+        );
         st.partsLeft += rest.length;
         pool.pushFront(...rest.map((r) => () => fetchPart(st, r)));
       };
@@ -286,9 +306,14 @@ export async function download(uri: string, dest: string, provider: StorageProvi
           const opened = await provider.read(st.obj, range, signal);
           if (opened.skipChecksum) st.skipChecksum = true;
           const declared = expected ?? opened.length;
-          meter = new Meter(config.readTimeoutMs, progress, what, declared !== undefined && Number.isSafeInteger(declared)
-            ? { bytes: declared, error: (w) => errors.badAnswer(`${w}: the store sent more than the ${declared} bytes it declared`) }
-            : { bytes: config.limits.maxBytes, error: (w) => errors.limitExceeded(`${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) });
+          meter = new Meter(
+            config.readTimeoutMs,
+            progress,
+            what,
+            declared !== undefined && Number.isSafeInteger(declared)
+              ? { bytes: declared, error: (w) => errors.badAnswer(`${w}: the store sent more than the ${declared} bytes it declared`) }
+              : { bytes: config.limits.maxBytes, error: (w) => errors.limitExceeded(`${w}: more than STORAGE_MAX_BYTES=${config.limits.maxBytes} bytes`) },
+          );
           if (probe && !planned) {
             const m = meter;
             m.whenReceived(Math.min(PROBE_BYTES, expected ?? PROBE_BYTES), (bytes, bodyMs) => plan({ bytes, ttfbMs: (m.firstByteAt ?? sent) - sent, bodyMs }));
@@ -368,7 +393,9 @@ export async function download(uri: string, dest: string, provider: StorageProvi
     await commit(tmp, dest);
     const seconds = progress.seconds();
     const summary = { bytes: progress.bytes, files: objects.length, seconds };
-    log(`downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s), peak RSS ${human(process.resourceUsage().maxRSS * 1024)}`);
+    log(
+      `downloaded ${uri} to ${dest}: ${summary.bytes} bytes (${human(summary.bytes)}), ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(2)}s (${human(summary.bytes / Math.max(seconds, 1e-3))}/s), peak RSS ${human(process.resourceUsage().maxRSS * 1024)}`,
+    );
     return summary;
   } catch (err) {
     if (err instanceof StorageError) err.uri ??= uri;

@@ -7,14 +7,7 @@
  * fixes the kind, whether it is retried and the message's template; only this file
  * constructs a StorageError.
  */
-export type StorageErrorKind =
-  | 'not_found'
-  | 'access_denied'
-  | 'unreachable'
-  | 'checksum_mismatch'
-  | 'unsafe_archive'
-  | 'unsupported_scheme'
-  | 'invalid';
+export type StorageErrorKind = 'not_found' | 'access_denied' | 'unreachable' | 'checksum_mismatch' | 'unsafe_archive' | 'unsupported_scheme' | 'invalid';
 
 /** Kind → the words the error line uses for the cause. */
 const CAUSE: Readonly<Record<StorageErrorKind, string>> = Object.freeze({
@@ -74,7 +67,8 @@ export const errors = {
   notFound: (message: string, cause?: unknown) => new StorageError('not_found', message, { cause }),
   accessDenied: (message: string, cause?: unknown) => new StorageError('access_denied', message, { cause }),
   /** A transient failure (retried) unless `retryable` is false. */
-  unreachable: (message: string, opts: { retryable?: boolean; cause?: unknown } = {}) => new StorageError('unreachable', message, { retryable: opts.retryable ?? true, cause: opts.cause }),
+  unreachable: (message: string, opts: { retryable?: boolean; cause?: unknown } = {}) =>
+    new StorageError('unreachable', message, { retryable: opts.retryable ?? true, cause: opts.cause }),
   /** An answer that cannot be used (not JSON, not a listing, a range ignored, an unexpected status). */
   badAnswer: (message: string) => new StorageError('invalid', message),
 
@@ -94,8 +88,18 @@ export const errors = {
 };
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
-  'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'TimeoutError',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'TimeoutError',
 ]);
 
 const TLS_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_|ERR_TLS_|UNABLE_TO_GET_ISSUER)/;

@@ -11,7 +11,12 @@ export class FileWriter extends Writable {
   private fh: FileHandle | undefined;
   private pos: number;
 
-  constructor(private readonly file: string, start: number, private readonly flags: 'r+' | 'w', private readonly onWritten: (position: number, length: number) => void) {
+  constructor(
+    private readonly file: string,
+    start: number,
+    private readonly flags: 'r+' | 'w',
+    private readonly onWritten: (position: number, length: number) => void,
+  ) {
     // 1 MiB of buffered chunks before backpressure: fewer, larger writev calls.
     super({ highWaterMark: 1 << 20 });
     this.pos = start;
@@ -60,6 +65,9 @@ export class FileWriter extends Writable {
     const fh = this.fh;
     this.fh = undefined;
     if (!fh) return cb(err);
-    fh.close().then(() => cb(err), (e: Error) => cb(err ?? e));
+    fh.close().then(
+      () => cb(err),
+      (e: Error) => cb(err ?? e),
+    );
   }
 }

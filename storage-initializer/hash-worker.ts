@@ -13,9 +13,7 @@ import { parentPort } from 'node:worker_threads';
 import { makeDigest, type Digest, type HashAlgorithm } from './checksum.js';
 
 export type HashRequest =
-  | { op: 'open'; id: number; file: string; start: number; end: number; algorithm: HashAlgorithm }
-  | { op: 'advance'; id: number; upTo: number }
-  | { op: 'cancel'; id: number };
+  { op: 'open'; id: number; file: string; start: number; end: number; algorithm: HashAlgorithm } | { op: 'advance'; id: number; upTo: number } | { op: 'cancel'; id: number };
 
 export type HashReply = { id: number; digest: string } | { id: number; error: string };
 

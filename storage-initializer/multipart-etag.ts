@@ -49,7 +49,14 @@ export class MultipartCheck {
   /** First part not yet advanced to its end. */
   private next = 0;
 
-  constructor(hashes: HashPool, private readonly key: string, file: string, private readonly size: number, private readonly etag: MultipartEtag, sizes: readonly number[]) {
+  constructor(
+    hashes: HashPool,
+    private readonly key: string,
+    file: string,
+    private readonly size: number,
+    private readonly etag: MultipartEtag,
+    sizes: readonly number[],
+  ) {
     checkPartSizes(key, size, etag, sizes);
     let at = 0;
     this.ends = [];

@@ -15,7 +15,11 @@ export class TaskPool {
   private first: { err: unknown } | undefined;
   private done: { resolve: () => void; reject: (err: unknown) => void } | undefined;
 
-  constructor(private limit: number, private readonly controller: AbortController, private readonly onSettled: () => void = () => undefined) {}
+  constructor(
+    private limit: number,
+    private readonly controller: AbortController,
+    private readonly onSettled: () => void = () => undefined,
+  ) {}
 
   /** Tasks running or waiting: more than this many requests could not be used. */
   get demand(): number {
@@ -54,17 +58,19 @@ export class TaskPool {
     while (!this.first && this.active < this.limit && this.queue.length > 0) {
       const task = this.queue.shift()!;
       this.active++;
-      task().then(
-        () => undefined,
-        (err: unknown) => {
-          this.first ??= { err };
-          this.controller.abort(err);
-        },
-      ).finally(() => {
-        this.active--;
-        this.onSettled();
-        this.pump();
-      });
+      task()
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            this.first ??= { err };
+            this.controller.abort(err);
+          },
+        )
+        .finally(() => {
+          this.active--;
+          this.onSettled();
+          this.pump();
+        });
     }
     if (this.active === 0 && (this.first || this.queue.length === 0)) {
       const d = this.done;

@@ -11,7 +11,8 @@
  */
 
 /** Query parameters that carry credentials: SAS `sig`, SigV4/V2, GCS signed URLs, tokens. */
-const SECRET_PARAM = /([?&;](?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|awsaccesskeyid|token|access_token|api[-_]?key|key|password|secret|se|sp|sv|skoid|sktid|skt|ske|sks|skv)=)[^&\s'"]*/gi;
+const SECRET_PARAM =
+  /([?&;](?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|awsaccesskeyid|token|access_token|api[-_]?key|key|password|secret|se|sp|sv|skoid|sktid|skt|ske|sks|skv)=)[^&\s'"]*/gi;
 /**
  * Request credentials a store may echo into an error body: SigV4/V2 signatures and
  * credential scopes in an Authorization header (`Signature=…`, `Credential=…`), and any
@@ -62,7 +63,10 @@ export function uriSecrets(uri: string | undefined): string[] {
 export class Scrubber {
   private readonly secrets: string[];
 
-  constructor(private readonly uris: readonly string[], secrets: Iterable<string | undefined>) {
+  constructor(
+    private readonly uris: readonly string[],
+    secrets: Iterable<string | undefined>,
+  ) {
     const all = new Set<string>();
     for (const s of secrets) if (s && s.length >= MIN_SECRET) all.add(s);
     for (const u of uris) for (const s of uriSecrets(u)) if (s.length >= MIN_SECRET) all.add(s);

@@ -31,8 +31,16 @@ export type StorageScheme = keyof typeof STORAGE_SCHEMES;
  * its scheme's provider; the controller admits them as https:// URIs.
  */
 export const STORAGE_HOST_ROUTES = Object.freeze({
-  'azure-blob': { scheme: 'https', host: /^[^.]+\.(blob\.core\.windows\.net|z[0-9]{1,2}\.blob\.storage\.azure\.net)$/i, example: 'https://account.blob.core.windows.net/container/path' },
-  'azure-file': { scheme: 'https', host: /^[^.]+\.(file\.core\.windows\.net|z[0-9]{1,2}\.file\.storage\.azure\.net)$/i, example: 'https://account.file.core.windows.net/share/path' },
+  'azure-blob': {
+    scheme: 'https',
+    host: /^[^.]+\.(blob\.core\.windows\.net|z[0-9]{1,2}\.blob\.storage\.azure\.net)$/i,
+    example: 'https://account.blob.core.windows.net/container/path',
+  },
+  'azure-file': {
+    scheme: 'https',
+    host: /^[^.]+\.(file\.core\.windows\.net|z[0-9]{1,2}\.file\.storage\.azure\.net)$/i,
+    example: 'https://account.file.core.windows.net/share/path',
+  },
 } as const);
 
 export type StorageRoute = keyof typeof STORAGE_HOST_ROUTES;
@@ -44,9 +52,7 @@ export type ProviderKey = StorageScheme | StorageRoute;
 export const STORAGE_SCHEME_NAMES: readonly StorageScheme[] = Object.freeze(Object.keys(STORAGE_SCHEMES) as StorageScheme[]);
 
 /** Schemes the storage-initializer downloads (pvc:// is mounted instead), in table order. */
-export const DOWNLOADED_SCHEME_NAMES: readonly StorageScheme[] = Object.freeze(
-  STORAGE_SCHEME_NAMES.filter((s) => !('mounted' in STORAGE_SCHEMES[s])),
-);
+export const DOWNLOADED_SCHEME_NAMES: readonly StorageScheme[] = Object.freeze(STORAGE_SCHEME_NAMES.filter((s) => !('mounted' in STORAGE_SCHEMES[s])));
 
 export function isStorageScheme(s: string): s is StorageScheme {
   return Object.hasOwn(STORAGE_SCHEMES, s);

@@ -63,9 +63,7 @@ describe('access log', () => {
     });
     const body = await res.text();
     const line = await p.waitForLog((l) => l['component'] === 'access');
-    expect(line['msg']).toMatch(
-      new RegExp(`^POST /v1/models/iris:predict 200 OK ${Buffer.byteLength(body)} \\d+ms "probe/1\\.0" req-42 application/json \\[redacted\\] %$`),
-    );
+    expect(line['msg']).toMatch(new RegExp(`^POST /v1/models/iris:predict 200 OK ${Buffer.byteLength(body)} \\d+ms "probe/1\\.0" req-42 application/json \\[redacted\\] %$`));
     expect(p.output()).not.toContain('sekrit');
   });
 

@@ -61,7 +61,10 @@ describe('backend-owned options', () => {
   });
 
   it.each([
-    ['onnx_foreign', "config.pbtxt: parameter 'saved_model_tags' is not supported by the onnx backend (it reads execution_providers, intra_op_thread_count, inter_op_thread_count, device_id, gpu_mem_limit, arena_extend_strategy, cudnn_conv_algo_search, do_copy_in_default_stream, use_tf32)"],
+    [
+      'onnx_foreign',
+      "config.pbtxt: parameter 'saved_model_tags' is not supported by the onnx backend (it reads execution_providers, intra_op_thread_count, inter_op_thread_count, device_id, gpu_mem_limit, arena_extend_strategy, cudnn_conv_algo_search, do_copy_in_default_stream, use_tf32)",
+    ],
     ['tf_foreign', "config.pbtxt: parameter 'execution_providers' is not supported by the tensorflow backend (it reads saved_model_tags)"],
     ['onnx_bad_value', 'config.pbtxt: parameter inter_op_thread_count must be a non-negative integer'],
   ])('refuses %s at load, naming the parameter', (name, reason) => {

@@ -52,7 +52,14 @@ function restInfer(rows: number, model = 'slow', value = 1): RestCall {
   const socket = new Promise<Socket>((r) => (connected = r));
   const done = new Promise<{ status: number | string; body: string }>((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: `/v2/models/${model}/infer`, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/v2/models/${model}/infer`,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));

@@ -85,11 +85,7 @@ describe('parseFlags', () => {
 
   it('warns instead where the program asks, and for inert and stray words', () => {
     const f = parseFlags(['--typo', '3', '--max_threads', '8', 'stray'], SPECS, { unknown: 'warn' });
-    expect(f.warnings).toEqual([
-      'unknown flag --typo ignored',
-      '--max_threads is accepted for KServe compatibility and has no effect',
-      "ignoring unexpected argument 'stray'",
-    ]);
+    expect(f.warnings).toEqual(['unknown flag --typo ignored', '--max_threads is accepted for KServe compatibility and has no effect', "ignoring unexpected argument 'stray'"]);
   });
 
   it('sees --help and -h', () => {

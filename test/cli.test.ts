@@ -31,7 +31,22 @@ describe('kserve-ts CLI', () => {
   it('lists every flag with --help', async () => {
     const p = runCli(['serve', '--help']);
     expect(await p.exited).toBe(0);
-    for (const flag of ['--http_port', '--grpc_port', '--model_name', '--model_dir', '--model_repository', '--enable_grpc', '--enable_docs_url', '--workers', '--grpc_max_send_message_length', '--grpc_max_receive_message_length', '--rest_max_body_bytes', '--execution_providers', '--intra_op_threads', '--log_level']) {
+    for (const flag of [
+      '--http_port',
+      '--grpc_port',
+      '--model_name',
+      '--model_dir',
+      '--model_repository',
+      '--enable_grpc',
+      '--enable_docs_url',
+      '--workers',
+      '--grpc_max_send_message_length',
+      '--grpc_max_receive_message_length',
+      '--rest_max_body_bytes',
+      '--execution_providers',
+      '--intra_op_threads',
+      '--log_level',
+    ]) {
       expect(p.output()).toContain(flag);
     }
   });
@@ -95,9 +110,7 @@ describe('kserve-ts CLI', () => {
     const port = await restPort(p);
     await p.waitForLog((l) => l['msg'] === 'server started');
     const rows = 256;
-    const { body, headerLength } = binaryInferBody([
-      { name: 'X', datatype: 'FP32', shape: [rows, 1024], bytes: new Uint8Array(new Float32Array(rows * 1024).fill(1).buffer) },
-    ]);
+    const { body, headerLength } = binaryInferBody([{ name: 'X', datatype: 'FP32', shape: [rows, 1024], bytes: new Uint8Array(new Float32Array(rows * 1024).fill(1).buffer) }]);
     // In flight from the server's side: it has taken the request (100 Continue) and waits for the body.
     const req = http.request({
       host: '127.0.0.1',

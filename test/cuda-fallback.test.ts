@@ -70,7 +70,10 @@ async function ready(s: Served, model: string): Promise<boolean> {
   let done = false;
   void s.exited.then(() => (done = true));
   while (Date.now() < deadline && !done) {
-    const r = await fetch(`${s.base}/v2/models/${model}/ready`, { signal: AbortSignal.timeout(2000) }).then((x) => x.status, () => 0);
+    const r = await fetch(`${s.base}/v2/models/${model}/ready`, { signal: AbortSignal.timeout(2000) }).then(
+      (x) => x.status,
+      () => 0,
+    );
     if (r === 200) return logged(s, (l) => l['msg'] === 'onnx session ready' && l['model'] === model);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -106,7 +109,10 @@ const logLines = (out: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 const warnLines = (out: string) => logLines(out).filter((l) => l['level'] === 40);
 const cudaWarnings = (out: string) => warnLines(out).filter((l) => String(l['msg']).includes('CUDA'));
-const sessions = (out: string) => logLines(out).filter((l) => l['msg'] === 'onnx session ready').map((l) => l['executionProviders']);
+const sessions = (out: string) =>
+  logLines(out)
+    .filter((l) => l['msg'] === 'onnx session ready')
+    .map((l) => l['executionProviders']);
 
 /** A conv model answers on the server: it really runs somewhere. */
 async function inferConv(base: string, model: string): Promise<number> {
@@ -127,7 +133,6 @@ const param = (key: string, value: string) => `parameters { key: "${key}" value:
 const INFO_CPU = (model: string) => new RegExp(`^kserve_model_info\\{model_name="${model}",model_version="",platform="onnxruntime_onnx",execution_provider="cpu"\\} 1$`, 'm');
 
 describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUDA fails inside it', () => {
-
   it('--execution_providers cuda,cpu serves on the cpu with one warning naming the CUDA failure, and lives on', async () => {
     const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu'], env());
     try {
@@ -154,7 +159,10 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
     const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda'], env());
     try {
       expect(await s.exited).toEqual({ code: 1, signal: null }); // no model became ready
-      const line = s.output().split('\n').find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
+      const line = s
+        .output()
+        .split('\n')
+        .find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
       expect(line, s.output()).toBeDefined();
       expect(line).toMatch(STUB_FAILURE);
       expect(s.output()).not.toContain('Provider_GetHost');
@@ -164,15 +172,22 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
   }, 120_000);
 
   it('a config.pbtxt execution_providers override behaves the same as the flag', async () => {
-    const s = await serveRepo({
-      both: { file: 'conv_small', config: param('execution_providers', 'cuda,cpu') },
-      only: { file: 'conv_small', config: param('execution_providers', 'cuda') },
-    }, ['--execution_providers', 'cpu'], env());
+    const s = await serveRepo(
+      {
+        both: { file: 'conv_small', config: param('execution_providers', 'cuda,cpu') },
+        only: { file: 'conv_small', config: param('execution_providers', 'cuda') },
+      },
+      ['--execution_providers', 'cpu'],
+      env(),
+    );
     try {
       expect(await ready(s, 'both'), s.output()).toBe(true);
       const only = await fetch(`${s.base}/v2/models/only/ready`).then((r) => r.status);
       expect(only).not.toBe(200);
-      const failed = s.output().split('\n').find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
+      const failed = s
+        .output()
+        .split('\n')
+        .find((l) => l.includes('execution providers [cuda]: the CUDA execution provider cannot be loaded: '));
       expect(failed).toMatch(STUB_FAILURE);
       const warns = cudaWarnings(s.output()).filter((l) => l['model'] === 'both');
       expect(warns).toHaveLength(1);
@@ -187,20 +202,25 @@ describe('CUDA execution provider with a stub driver: loaded by onnxruntime, CUD
 });
 
 describe('CUDA provider options through a real server (stub driver)', () => {
-
   it('valid options load through onnxruntime to the same CUDA failure; a bad or uncarryable value fails that model alone, saying why', async () => {
-    const s = await serveRepo({
-      dev: { file: 'conv_small', config: param('device_id', '1') + param('cudnn_conv_algo_search', 'EXHAUSTIVE') + param('use_tf32', 'true') },
-      bad: { file: 'conv_small', config: param('cudnn_conv_algo_search', 'FASTEST') },
-      tf32: { file: 'conv_small', config: param('use_tf32', '0') },
-    }, ['--execution_providers', 'cuda,cpu', '--device_id', '0'], env());
+    const s = await serveRepo(
+      {
+        dev: { file: 'conv_small', config: param('device_id', '1') + param('cudnn_conv_algo_search', 'EXHAUSTIVE') + param('use_tf32', 'true') },
+        bad: { file: 'conv_small', config: param('cudnn_conv_algo_search', 'FASTEST') },
+        tf32: { file: 'conv_small', config: param('use_tf32', '0') },
+      },
+      ['--execution_providers', 'cuda,cpu', '--device_id', '0'],
+      env(),
+    );
     try {
       expect(await ready(s, 'dev'), s.output()).toBe(true);
       const warns = cudaWarnings(s.output()).filter((l) => l['model'] === 'dev');
       expect(warns).toHaveLength(1);
       expect(String(warns[0]?.['msg'])).toMatch(STUB_FAILURE);
       for (const m of ['bad', 'tf32']) expect(await fetch(`${s.base}/v2/models/${m}/ready`).then((r) => r.status)).not.toBe(200);
-      expect(s.output()).toContain("config.pbtxt: parameter cudnn_conv_algo_search: 'FASTEST' is not a value of cudnn_conv_algo_search; it takes EXHAUSTIVE (0), HEURISTIC (1) or DEFAULT (2)");
+      expect(s.output()).toContain(
+        "config.pbtxt: parameter cudnn_conv_algo_search: 'FASTEST' is not a value of cudnn_conv_algo_search; it takes EXHAUSTIVE (0), HEURISTIC (1) or DEFAULT (2)",
+      );
       expect(s.output()).toMatch(/use_tf32=0 cannot be applied: onnxruntime-node [\d.]+ hands the CUDA execution provider its device_id only/);
       expect(s.child.exitCode).toBeNull();
     } finally {
@@ -218,7 +238,6 @@ describe('CUDA provider options through a real server (stub driver)', () => {
 });
 
 describe('CUDA execution provider installed, no driver or no CUDA libraries: the reason names the missing file', () => {
-
   it('no NVIDIA driver: cuda,cpu serves on the cpu and the warning names libcuda.so.1', async () => {
     const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu'], { ...process.env, LD_LIBRARY_PATH: libDir });
     try {

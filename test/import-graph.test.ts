@@ -36,12 +36,20 @@ describe('the import graph', () => {
   it.each([
     ['transports never import backends', ['server/http/', 'server/grpc/'], ['server/backends/']],
     ['backends never import transports', ['server/backends/'], ['server/http/', 'server/grpc/']],
-    ['the backend contract (server/backend/) imports no repository, backend, pipeline or transport', ['server/backend/'], ['server/repository/', 'server/backends/', 'server/pipeline/', 'server/http/', 'server/grpc/']],
+    [
+      'the backend contract (server/backend/) imports no repository, backend, pipeline or transport',
+      ['server/backend/'],
+      ['server/repository/', 'server/backends/', 'server/pipeline/', 'server/http/', 'server/grpc/'],
+    ],
     ['the SDK face (server/sdk/) is imported by no other part of the server', ['server/', 'protocols/', 'cli/'], ['server/sdk/'], ['server/sdk/']],
     ['the predictor clients import no backend and no SDK', ['server/predictor-client/'], ['server/backends/', 'server/sdk/']],
     ['storage-initializer and controller import nothing from server or protocols', ['storage-initializer/', 'controller/'], ['server/', 'protocols/']],
     ['protocols import nothing from the programs', ['protocols/'], ['server/', 'storage-initializer/', 'controller/', 'cli/']],
-    ['the graph router (router/) imports no backend, SDK or controller: it talks to predictors through their clients', ['router/'], ['server/backends/', 'server/sdk/', 'controller/']],
+    [
+      'the graph router (router/) imports no backend, SDK or controller: it talks to predictors through their clients',
+      ['router/'],
+      ['server/backends/', 'server/sdk/', 'controller/'],
+    ],
     ['cli/ imports nothing of the programs', ['cli/'], ['server/', 'protocols/', 'storage-initializer/', 'controller/']],
   ])('%s', (_rule, from, to, besides: readonly string[] = []) => {
     const importers = new Map([...product].filter(([file]) => !besides.some((b) => file.startsWith(b))));

@@ -77,7 +77,11 @@ describe('kserve-ts serve with a port taken', () => {
   it('HTTPS: exits 1 with one line', async () => {
     const cert = path.join(dir, 'c.pem');
     const key = path.join(dir, 'k.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert],
+      { stdio: 'ignore' },
+    );
     const r = await run([...serve, '--http_port', String(taken), '--grpc_port', '0', '--ssl_certfile', cert, '--ssl_keyfile', key]);
     expect(r.code).toBe(1);
     expect(r.errLines).toEqual([`kserve-ts serve: cannot listen on 127.0.0.1:${taken} for HTTPS (--http_port): ${IN_USE}`]);

@@ -8,7 +8,6 @@ import { grpcError } from './grpc/client.js';
 import { expectError, get, metricValue, post } from './helpers/http.js';
 import { useGrpcFixture } from './helpers/grpc-fixture.js';
 
-
 const f = useGrpcFixture({ m: { file: 'scale2_fp32', config: 'max_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 1000 }\n' } });
 
 const v2Body = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], data: [1, 2, 3] }] };
@@ -46,8 +45,7 @@ describe('metrics', () => {
 
   it('counts an outcome with the same labels whichever transport carried it', async () => {
     const text0 = (await get(`${f.server.url}/metrics`)).text;
-    const count = (text: string, protocol: string, status: string) =>
-      metricValue(text, 'kserve_inference_requests_total', { model_name: 'm', protocol, status_code: status });
+    const count = (text: string, protocol: string, status: string) => metricValue(text, 'kserve_inference_requests_total', { model_name: 'm', protocol, status_code: status });
     expect((await post(`${f.server.url}/v2/models/m/infer`, v2Body)).status).toBe(200);
     await f.client.infer(grpcRequest('FP32'));
     expect((await post(`${f.server.url}/v1/models/m:predict`, { instances: [[1, 2, 3]] })).status).toBe(200);

@@ -30,7 +30,10 @@ afterAll(async () => {
 });
 
 const infoLines = async (): Promise<string[]> =>
-  (await fetch(`${s.url}/metrics`).then((r) => r.text())).split('\n').filter((l) => l.startsWith('kserve_model_info{')).sort();
+  (await fetch(`${s.url}/metrics`).then((r) => r.text()))
+    .split('\n')
+    .filter((l) => l.startsWith('kserve_model_info{'))
+    .sort();
 
 describe('kserve_model_info', () => {
   it('names every loaded version, its platform and where it runs', async () => {

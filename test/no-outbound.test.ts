@@ -35,7 +35,10 @@ const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== nul
 
 async function waitReady(url: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }

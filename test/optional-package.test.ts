@@ -26,7 +26,10 @@ function moduleImporting(name: string, spec: string): string {
 
 describe('optional packages', () => {
   it('every optional peer dependency is installed in this repository (its devDependencies) and found', () => {
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
     for (const name of Object.keys(peers)) {
       expect(pkg.peerDependenciesMeta[name]?.optional, name).toBe(true);
       if (name === '@tensorflow/tfjs-node') continue; // scripts/build-tfjs-node.sh installs it
@@ -37,9 +40,7 @@ describe('optional packages', () => {
 
   it('a package that is not installed: requirePackage throws one error naming it, its range and the hint', () => {
     expect(isInstalled('kserve-ts-no-such-package')).toBe(false);
-    expect(() => requirePackage('kserve-ts-no-such-package', 'a feature')).toThrow(
-      new MissingPackageError('kserve-ts-no-such-package', 'a feature'),
-    );
+    expect(() => requirePackage('kserve-ts-no-such-package', 'a feature')).toThrow(new MissingPackageError('kserve-ts-no-such-package', 'a feature'));
     const err = new MissingPackageError('onnxruntime-node', 'an ONNX model (the onnx backend)', 'with ONNXRUNTIME_NODE_INSTALL=skip where api.nuget.org is unreachable');
     expect(err.message).toBe(
       `an ONNX model (the onnx backend) needs the package onnxruntime-node, which is not installed: npm install onnxruntime-node@${peers['onnxruntime-node']} (with ONNXRUNTIME_NODE_INSTALL=skip where api.nuget.org is unreachable)`,

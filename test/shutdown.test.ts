@@ -41,7 +41,14 @@ function restInfer(port: number): Promise<string> {
   const body = Buffer.concat([head, Buffer.from(new Float32Array(ROWS * 1024).fill(1).buffer)]);
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/v2/models/slow/infer', method: 'POST', agent: false, headers: { 'inference-header-content-length': String(head.byteLength), 'content-length': body.byteLength, connection: 'close' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v2/models/slow/infer',
+        method: 'POST',
+        agent: false,
+        headers: { 'inference-header-content-length': String(head.byteLength), 'content-length': body.byteLength, connection: 'close' },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(String(res.statusCode)));
@@ -54,7 +61,23 @@ function restInfer(port: number): Promise<string> {
 }
 
 it('SIGTERM during bounded REST and gRPC client loops: no accepted request fails, exit 0', async () => {
-  const p = runCli(['serve', '--model_repository', repo.dir, '--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0', '--intra_op_threads', '1', '--shutdown_delay_seconds', '3', '--grace_period_seconds', '20']);
+  const p = runCli([
+    'serve',
+    '--model_repository',
+    repo.dir,
+    '--http_host',
+    '127.0.0.1',
+    '--http_port',
+    '0',
+    '--grpc_port',
+    '0',
+    '--intra_op_threads',
+    '1',
+    '--shutdown_delay_seconds',
+    '3',
+    '--grace_period_seconds',
+    '20',
+  ]);
   const port = await restPort(p);
   const grpcLine = await p.waitForLog((l) => l['msg'] === 'gRPC server listening');
   await p.waitForLog((l) => l['msg'] === 'server started');
@@ -85,7 +108,11 @@ it('SIGTERM during bounded REST and gRPC client loops: no accepted request fails
     for (let i = 0; i < LOOP_MAX; i++) {
       const o = record(
         await c
-          .infer({ model_name: 'slow', inputs: [{ name: 'X', datatype: 'FP32', shape: [String(ROWS), '1024'] }], raw_input_contents: [Buffer.from(new Float32Array(ROWS * 1024).fill(1).buffer)] })
+          .infer({
+            model_name: 'slow',
+            inputs: [{ name: 'X', datatype: 'FP32', shape: [String(ROWS), '1024'] }],
+            raw_input_contents: [Buffer.from(new Float32Array(ROWS * 1024).fill(1).buffer)],
+          })
           .then(
             (r) => (r.outputs[0]?.shape.join(',') === `${ROWS},1024` ? 'OK' : 'wrong answer'),
             (e: grpc.ServiceError) => `${e.code} ${e.details}`,

@@ -28,10 +28,29 @@ afterAll(async () => {
 function makePair(name: string, cn: string): { cert: string; key: string } {
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', `/CN=${cn}`, '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
@@ -44,16 +63,13 @@ interface Answer {
 /** One request on a new connection, trusting only `ca`; reports the certificate the server showed. */
 function call(port: number, ca: Buffer[], pathname: string, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: pathname, method: body === undefined ? 'GET' : 'POST', ca, agent: false, timeout: 10_000 },
-      (res) => {
-        const subject = (res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, subject: String(subject) }));
-      },
-    );
+    const req = request({ host: '127.0.0.1', port, path: pathname, method: body === undefined ? 'GET' : 'POST', ca, agent: false, timeout: 10_000 }, (res) => {
+      const subject = (res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, subject: String(subject) }));
+    });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end(body);
@@ -89,7 +105,10 @@ describe('REST over HTTPS', () => {
 
     // The renewal, written as a Secret update does: new files renamed over the old ones.
     const second = makePair('second', 'second');
-    for (const [from, to] of [[second.cert, first.cert], [second.key, first.key]] as const) {
+    for (const [from, to] of [
+      [second.cert, first.cert],
+      [second.key, first.key],
+    ] as const) {
       writeFileSync(to + '.tmp', readFileSync(from));
       renameSync(to + '.tmp', to);
     }

@@ -37,7 +37,22 @@ beforeAll(async () => {
   repo = makeRepository({ m: 'identity_fp32', s: 'identity_bytes', a: 'add_sub', f: 'add_free_dims' });
   const backends = defaultBackends();
   const { config } = parseServeArgs(
-    ['--http_port', '0', '--http_host', '127.0.0.1', '--model_repository', repo.dir, '--intra_op_threads', '1', '--max_tensor_elements', '100000', '--rest_max_body_bytes', String(1 << 20), '--grace_period_seconds', '5'],
+    [
+      '--http_port',
+      '0',
+      '--http_host',
+      '127.0.0.1',
+      '--model_repository',
+      repo.dir,
+      '--intra_op_threads',
+      '1',
+      '--max_tensor_elements',
+      '100000',
+      '--rest_max_body_bytes',
+      String(1 << 20),
+      '--grace_period_seconds',
+      '5',
+    ],
     {},
     backends.flags(),
   );
@@ -80,7 +95,13 @@ const data = fc.letrec<{ v: unknown }>((tie) => ({ v: fc.oneof({ depthSize: 'sma
 const v2 = fc.record({
   inputs: fc.array(
     fc.record(
-      { name: fc.constantFrom('INPUT0', 'x', ''), datatype: fc.constantFrom('FP32', 'BYTES', 'INT64', 'FP16', 'X'), shape: fc.array(dim, { maxLength: 4 }), data, parameters: fc.record({ binary_data_size: fc.integer({ min: -1, max: 64 }) }, { requiredKeys: [] }) },
+      {
+        name: fc.constantFrom('INPUT0', 'x', ''),
+        datatype: fc.constantFrom('FP32', 'BYTES', 'INT64', 'FP16', 'X'),
+        shape: fc.array(dim, { maxLength: 4 }),
+        data,
+        parameters: fc.record({ binary_data_size: fc.integer({ min: -1, max: 64 }) }, { requiredKeys: [] }),
+      },
       { requiredKeys: [] },
     ),
     { maxLength: 3 },
@@ -101,9 +122,14 @@ const ceData = fc.oneof(
   v2.map((d) => JSON.stringify(d)),
   fc.record({ instances: fc.array(data, { maxLength: 4 }) }).map((d) => JSON.stringify(d)),
   fc.jsonValue().map((d) => JSON.stringify(d)),
-  fc.tuple(fc.integer({ min: 65, max: 100_000 }), fc.constantFrom('[', '{"a":')).map(([n, open]) => `${open.repeat(n)}${open === '[' ? '' : '1'}${(open === '[' ? ']' : '}').repeat(n)}`),
+  fc
+    .tuple(fc.integer({ min: 65, max: 100_000 }), fc.constantFrom('[', '{"a":'))
+    .map(([n, open]) => `${open.repeat(n)}${open === '[' ? '' : '1'}${(open === '[' ? ']' : '}').repeat(n)}`),
 );
-const ceAttributes = fc.record({ specversion: fc.constantFrom('1.0', '0.3', '9'), id: fc.string({ maxLength: 4 }), source: fc.constant('urn:fuzz'), type: fc.constant('t') }, { requiredKeys: [] });
+const ceAttributes = fc.record(
+  { specversion: fc.constantFrom('1.0', '0.3', '9'), id: fc.string({ maxLength: 4 }), source: fc.constant('urn:fuzz'), type: fc.constant('t') },
+  { requiredKeys: [] },
+);
 const ceEvent = fc.tuple(ceAttributes, ceData, fc.constantFrom('data', 'data_base64', 'both')).map(([attrs, text, how]) => {
   const head = JSON.stringify(attrs).slice(0, -1);
   const sep = head.length > 1 ? ',' : '';
@@ -127,11 +153,31 @@ const anyCase: fc.Arbitrary<Case> = fc.oneof(
   }),
   fc.record({
     kind: fc.constant('grpc' as const),
-    msg: fc.record({
-      model_name: model,
-      inputs: fc.array(fc.record({ name: fc.constantFrom('INPUT0', ''), datatype: fc.constantFrom('FP32', 'BYTES', 'INT8'), shape: fc.array(dim.map((d) => String(Math.trunc(Number.isFinite(d) ? d : 1))), { maxLength: 3 }), contents: fc.record({ fp32_contents: fc.array(fc.float(), { maxLength: 4 }) }, { requiredKeys: [] }) }, { requiredKeys: [] }), { maxLength: 3 }),
-      raw_input_contents: fc.array(fc.uint8Array({ maxLength: 32 }).map((b) => Buffer.from(b)), { maxLength: 3 }),
-    }, { requiredKeys: ['model_name'] }),
+    msg: fc.record(
+      {
+        model_name: model,
+        inputs: fc.array(
+          fc.record(
+            {
+              name: fc.constantFrom('INPUT0', ''),
+              datatype: fc.constantFrom('FP32', 'BYTES', 'INT8'),
+              shape: fc.array(
+                dim.map((d) => String(Math.trunc(Number.isFinite(d) ? d : 1))),
+                { maxLength: 3 },
+              ),
+              contents: fc.record({ fp32_contents: fc.array(fc.float(), { maxLength: 4 }) }, { requiredKeys: [] }),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 3 },
+        ),
+        raw_input_contents: fc.array(
+          fc.uint8Array({ maxLength: 32 }).map((b) => Buffer.from(b)),
+          { maxLength: 3 },
+        ),
+      },
+      { requiredKeys: ['model_name'] },
+    ),
   }),
   fc.record({ kind: fc.constant('grpc-bytes' as const), bytes: fc.uint8Array({ maxLength: 64 }) }),
   // CloudEvents in structured mode, on V1 and V2 (#27 item 5).
@@ -159,7 +205,11 @@ async function send(c: Case, client: grpc.Client): Promise<string> {
     case 'v2': {
       const head = Buffer.from(JSON.stringify(c.doc) ?? 'null');
       const body = c.binary === undefined ? head : Buffer.concat([head, c.binary]);
-      const headers: Record<string, string> = { ...auth, 'content-type': 'application/json', ...(c.binary === undefined ? {} : { 'inference-header-content-length': String(head.byteLength) }) };
+      const headers: Record<string, string> = {
+        ...auth,
+        'content-type': 'application/json',
+        ...(c.binary === undefined ? {} : { 'inference-header-content-length': String(head.byteLength) }),
+      };
       const r = await fetch(`${url}/v2/models/${c.model}/infer?sig=${SECRETS[3]}&X-Amz-Credential=${SECRETS[0]}`, { method: 'POST', headers, body });
       return `http ${r.status} ${await r.text()}`;
     }
@@ -194,8 +244,12 @@ async function send(c: Case, client: grpc.Client): Promise<string> {
         md.set('authorization', `Bearer ${SECRETS[2]}`);
         const method = c.kind === 'grpc' ? 'Call' : 'ModelInfer';
         const payload = c.kind === 'grpc' ? c.msg : Buffer.from(c.bytes);
-        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!.call(client, payload, md, { deadline: Date.now() + 10_000 }, (err: grpc.ServiceError | null) =>
-          resolve(err ? `grpc ${err.code} ${err.details}` : 'grpc 0'),
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!.call(
+          client,
+          payload,
+          md,
+          { deadline: Date.now() + 10_000 },
+          (err: grpc.ServiceError | null) => resolve(err ? `grpc ${err.code} ${err.details}` : 'grpc 0'),
         );
       });
   }
@@ -211,11 +265,15 @@ it(`${REQUESTS} hostile requests over REST and gRPC: no 5xx, no INTERNAL, bystan
   const ask = () =>
     new Promise<string>((resolve, reject) => {
       const body = JSON.stringify(right);
-      const req = http.request(`${url}/v2/models/m/infer`, { method: 'POST', agent: bystander, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve(`${res.statusCode} ${text}`));
-      });
+      const req = http.request(
+        `${url}/v2/models/m/infer`,
+        { method: 'POST', agent: bystander, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(`${res.statusCode} ${text}`));
+        },
+      );
       req.on('socket', (s) => s.once('connect', () => ports.add(s.localPort ?? 0)));
       req.on('error', reject);
       req.end(body);
@@ -270,7 +328,12 @@ it(`${REQUESTS} hostile requests over REST and gRPC: no 5xx, no INTERNAL, bystan
 
 it('a failed inference: the 500 names no source path of the runtime, and its log line has no query string, token or Authorization', async () => {
   const rows = (n: number) => Array.from({ length: n }, () => new Array(16).fill(1));
-  const body = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 16], data: rows(2) }, { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], data: rows(3) }] };
+  const body = {
+    inputs: [
+      { name: 'INPUT0', datatype: 'FP32', shape: [2, 16], data: rows(2) },
+      { name: 'INPUT1', datatype: 'FP32', shape: [3, 16], data: rows(3) },
+    ],
+  };
   // add_free_dims: nothing before the graph says the two first dims must agree, so onnxruntime fails the run.
   const r = await fetch(`${url}/v2/models/f/infer?token=${SECRETS[2]}&sig=${SECRETS[3]}`, {
     method: 'POST',

@@ -24,7 +24,11 @@ describe('--workers', () => {
   it('serves from several processes with metrics aggregated, replaces a dead worker, drains on SIGTERM', async () => {
     const p = runCli(['serve', '--workers', '2', '--model_name', 'iris', '--model_dir', IRIS_DIR, ...LOOPBACK]);
     cleanups.push(() => p.child.kill('SIGKILL'));
-    const started = () => p.output().split('\n').filter((l) => l.includes('"msg":"server started"'));
+    const started = () =>
+      p
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"server started"'));
     await p.waitForLog((l) => l['msg'] === 'server started');
     await expect.poll(() => started().length, { timeout: 20_000 }).toBe(2);
     const pids = started().map((l) => (JSON.parse(l) as { pid: number }).pid);

@@ -42,7 +42,10 @@ const input = (model: string, shape: number[], typed: boolean): ModelInferReques
     ? { model_name: model, inputs: [{ name: 'input', datatype: 'FP32', shape, contents: { fp32_contents: ramp(count) } }] }
     : { model_name: model, inputs: [{ name: 'input', datatype: 'FP32', shape }], raw_input_contents: [Buffer.from(Float32Array.from(ramp(count)).buffer)] };
 };
-const output = (model: string, n: number): InferResponse => ({ modelName: model, outputs: [{ name: 'output', datatype: 'FP32', shape: [1, n], data: Float32Array.from(ramp(n)) }] });
+const output = (model: string, n: number): InferResponse => ({
+  modelName: model,
+  outputs: [{ name: 'output', datatype: 'FP32', shape: [1, n], data: Float32Array.from(ramp(n)) }],
+});
 
 const cases = [
   { label: 'mlp_64x8 raw (1×64 in, 1×8 out)', req: input('mlp', [1, 64], false), res: output('mlp', 8), raw: true, n: 20000 },

@@ -43,7 +43,6 @@ export default function () {
   const res = http.post(url, request.body, request.params);
   check(res, {
     'status 200': (r) => r.status === 200,
-    'outputs in the answer': (r) =>
-      r.status === 200 && (BINARY ? Number(r.headers['Inference-Header-Content-Length']) > 0 : Array.isArray(r.json('outputs'))),
+    'outputs in the answer': (r) => r.status === 200 && (BINARY ? Number(r.headers['Inference-Header-Content-Length']) > 0 : Array.isArray(r.json('outputs'))),
   });
 }

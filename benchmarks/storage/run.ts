@@ -111,8 +111,17 @@ async function upload(server: Running): Promise<void> {
   }
   await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key: 'model/big.bin', UploadId: mp.UploadId, MultipartUpload: { Parts: parts } }));
   for (let i = 0; i < SMALL_COUNT; i += 8) {
-    await Promise.all(Array.from({ length: Math.min(8, SMALL_COUNT - i) }, (_, j) =>
-      s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `model/small/${String(i + j).padStart(4, '0')}.bin`, Body: chunk.subarray((i + j) % 16 * SMALL, ((i + j) % 16 + 1) * SMALL) }))));
+    await Promise.all(
+      Array.from({ length: Math.min(8, SMALL_COUNT - i) }, (_, j) =>
+        s3.send(
+          new PutObjectCommand({
+            Bucket: 'bench',
+            Key: `model/small/${String(i + j).padStart(4, '0')}.bin`,
+            Body: chunk.subarray(((i + j) % 16) * SMALL, (((i + j) % 16) + 1) * SMALL),
+          }),
+        ),
+      ),
+    );
   }
   s3.destroy();
 }
@@ -145,10 +154,24 @@ async function main() {
         await run('kserve-ts, 16 requests fixed (the previous default)', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_CONCURRENCY: '16' });
         await run('kserve-ts, fixed 16 MiB parts', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_PART_SIZE: String(16 * MiB) });
         const baseline = process.env['BENCH_BASELINE'];
-        if (baseline) await run(`kserve-ts baseline build (${baseline}), its defaults`, process.execPath, [...prof.length ? [prof[0]!, prof[1]!, path.join(prof[2]!, 'baseline')] : [], path.join(baseline, 'dist/bin/storage-initializer.js'), 's3://bench/model', dest], {});
-        await run('single stream (same CLI, 1 request, no ranges)', process.execPath, [cli, 's3://bench/model', dest], { STORAGE_CONCURRENCY: '1', STORAGE_PART_SIZE: String(64 * 1024 * MiB) });
+        if (baseline)
+          await run(
+            `kserve-ts baseline build (${baseline}), its defaults`,
+            process.execPath,
+            [...(prof.length ? [prof[0]!, prof[1]!, path.join(prof[2]!, 'baseline')] : []), path.join(baseline, 'dist/bin/storage-initializer.js'), 's3://bench/model', dest],
+            {},
+          );
+        await run('single stream (same CLI, 1 request, no ranges)', process.execPath, [cli, 's3://bench/model', dest], {
+          STORAGE_CONCURRENCY: '1',
+          STORAGE_PART_SIZE: String(64 * 1024 * MiB),
+        });
         if (process.env['BENCH_ANCHOR'] !== '0') {
-          await run(`kserve-storage ${KSERVE_STORAGE} (anchor)`, path.join(venv, 'bin/python'), ['-c', 'import sys; from kserve_storage import Storage; Storage.download(sys.argv[1], sys.argv[2])', 's3://bench/model', dest], {});
+          await run(
+            `kserve-storage ${KSERVE_STORAGE} (anchor)`,
+            path.join(venv, 'bin/python'),
+            ['-c', 'import sys; from kserve_storage import Storage; Storage.download(sys.argv[1], sys.argv[2])', 's3://bench/model', dest],
+            {},
+          );
         }
         const repeat = Math.max(1, Number(process.env['BENCH_REPEAT'] ?? '1'));
         const best = new Map<string, Awaited<ReturnType<typeof measure>>>();
@@ -166,7 +189,12 @@ async function main() {
       }
     }
     const total = (BIG + SMALL_COUNT * SMALL) / MiB;
-    process.stdout.write(`\nstorage-initializer benchmark: ${total} MiB (${BIG / MiB} MiB object + ${SMALL_COUNT} × 4 MiB) per server on loopback, ${os.cpus().length} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n`);
+    process.stdout.write(
+      `\nstorage-initializer benchmark: ${total} MiB (${BIG / MiB} MiB object + ${SMALL_COUNT} × 4 MiB) per server on loopback, ${os.cpus().length} CPUs, load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}\n\n`,
+    );
     process.stdout.write('| server | client | wall s | MiB/s | peak RSS MiB (process tree) |\n|---|---|---:|---:|---:|\n');
     for (const r of rows) process.stdout.write(`| ${r.server} | ${r.name} | ${r.seconds.toFixed(1)} | ${r.mibps.toFixed(0)} | ${r.peakMiB.toFixed(0)} |\n`);
   } finally {

@@ -125,7 +125,10 @@ const LOGGER: OpenApiSchema = {
     refuse('storage', 'logger.storage (request logs written to storage) is not supported by kserve-ts: its server sends CloudEvents to logger.url'),
     refuse('metadataAnnotations', 'logger.metadataAnnotations is not supported by kserve-ts: use logger.metadataHeaders'),
     refuse('marshallerUrl', 'logger.marshallerUrl is not supported by kserve-ts: events are sent as JSON CloudEvents'),
-    { rule: '!has(self.batchSize) && !has(self.batchInterval)', message: 'logger.batchSize and logger.batchInterval are not supported by kserve-ts: each event is sent on its own' },
+    {
+      rule: '!has(self.batchSize) && !has(self.batchInterval)',
+      message: 'logger.batchSize and logger.batchInterval are not supported by kserve-ts: each event is sent on its own',
+    },
   ],
   properties: {
     url: string,
@@ -208,8 +211,7 @@ export const EXPLAINER_SCHEMA: OpenApiSchema = {
   'x-kubernetes-validations': [
     {
       rule: '!has(self.art) && !has(self.alibi)',
-      message:
-        'built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts: give explainer.containers running your explainer',
+      message: 'built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts: give explainer.containers running your explainer',
     },
     { rule: 'has(self.art) || has(self.alibi) || (has(self.containers) && size(self.containers) > 0)', message: 'spec.explainer.containers must name at least one container' },
     ...refusedScaling('explainer'),

@@ -30,17 +30,7 @@ export const LEGACY_FRAMEWORKS: Readonly<Record<LegacyFrameworkField, LegacyFram
   paddle: { format: 'paddle' },
 };
 
-export type LegacyFrameworkField =
-  | 'sklearn'
-  | 'xgboost'
-  | 'tensorflow'
-  | 'pytorch'
-  | 'triton'
-  | 'onnx'
-  | 'huggingface'
-  | 'pmml'
-  | 'lightgbm'
-  | 'paddle';
+export type LegacyFrameworkField = 'sklearn' | 'xgboost' | 'tensorflow' | 'pytorch' | 'triton' | 'onnx' | 'huggingface' | 'pmml' | 'lightgbm' | 'paddle';
 
 export const LEGACY_FRAMEWORK_FIELDS = Object.keys(LEGACY_FRAMEWORKS) as LegacyFrameworkField[];
 

@@ -15,7 +15,11 @@ export class ConfigSource {
   private readonly listeners: (() => void)[] = [];
   private readonly watcher: Watcher<V1ConfigMap>;
 
-  constructor(clients: KubeClients, private readonly namespace: string, private readonly logger: Logger) {
+  constructor(
+    clients: KubeClients,
+    private readonly namespace: string,
+    private readonly logger: Logger,
+  ) {
     this.watcher = new Watcher<V1ConfigMap>(clients.kubeConfig, {
       name: 'inferenceservice-config',
       path: `/api/v1/namespaces/${namespace}/configmaps`,

@@ -2,15 +2,7 @@
  * Typed API clients made once from one KubeConfig (loaded at start-up by the entry point)
  * and passed down; nothing below the entry point reads kubeconfig files or environment.
  */
-import {
-  AppsV1Api,
-  AutoscalingV2Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  KubernetesObjectApi,
-} from '@kubernetes/client-node';
+import { AppsV1Api, AutoscalingV2Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 
 export interface KubeClients {
   readonly kubeConfig: KubeConfig;

@@ -29,7 +29,10 @@ export class Watcher<T extends KubernetesObject> {
   private resolveSynced!: () => void;
   readonly synced: Promise<void>;
 
-  constructor(kubeConfig: KubeConfig, private readonly opts: WatcherOptions<T>) {
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly opts: WatcherOptions<T>,
+  ) {
     this.backoffMs = opts.minBackoffMs ?? 200;
     this.synced = new Promise((resolve) => {
       this.resolveSynced = resolve;

@@ -327,10 +327,7 @@ export class InferenceServiceReconciler {
       name: isvc.metadata.name!,
       body: { ...isvc, status },
     });
-    this.deps.logger.info(
-      { isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, ready: ready.status, reason: ready.reason },
-      'status updated',
-    );
+    this.deps.logger.info({ isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, ready: ready.status, reason: ready.reason }, 'status updated');
   }
 }
 

@@ -31,12 +31,7 @@ import { mergeContainer, mergePodSpec } from './strategic-merge.js';
 /** ModelSpec fields that describe the model, not the container. */
 const MODEL_ONLY_FIELDS = ['modelFormat', 'runtime', 'storageUri', 'runtimeVersion', 'protocolVersion', 'storage'] as const;
 
-export function planRuntimePredictor(
-  isvc: InferenceService,
-  model: ModelSpec,
-  runtime: ServingRuntime,
-  config: InferenceServiceConfig,
-): ComponentPlan {
+export function planRuntimePredictor(isvc: InferenceService, model: ModelSpec, runtime: ServingRuntime, config: InferenceServiceConfig): ComponentPlan {
   const predictor = isvc.spec.predictor;
   const templates = runtime.spec.containers;
   const main = templates.find((c) => c.name === KSERVE_CONTAINER) ?? templates[0]!;
@@ -95,9 +90,7 @@ export function planCustomPredictor(isvc: InferenceService, config: InferenceSer
 /** The pod fields a ServingRuntime may set (KServe's MergePodSpec base). */
 function runtimePodFields(runtime: ServingRuntime): Partial<V1PodSpec> {
   const { nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims } = runtime.spec;
-  return Object.fromEntries(
-    Object.entries({ nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims }).filter(([, v]) => v !== undefined),
-  );
+  return Object.fromEntries(Object.entries({ nodeSelector, affinity, tolerations, volumes, imagePullSecrets, schedulerName, resourceClaims }).filter(([, v]) => v !== undefined));
 }
 
 function containerFieldsOf(model: ModelSpec): Partial<V1Container> {

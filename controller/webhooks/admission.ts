@@ -55,15 +55,12 @@ export interface AdmissionReview {
 }
 
 /** What a handler decides; the server adds the request uid. */
-export type Verdict =
-  | { allowed: true; patch?: JsonPatchOperation[]; warnings?: string[] }
-  | { allowed: false; status: AdmissionStatus };
+export type Verdict = { allowed: true; patch?: JsonPatchOperation[]; warnings?: string[] } | { allowed: false; status: AdmissionStatus };
 
 /** One webhook: decides on a request; may throw a `WebhookError` to reject with its message. */
 export type AdmissionHandler = (request: AdmissionRequest) => Promise<Verdict>;
 
-export const allow = (patch?: JsonPatchOperation[]): Verdict =>
-  patch && patch.length > 0 ? { allowed: true, patch } : { allowed: true };
+export const allow = (patch?: JsonPatchOperation[]): Verdict => (patch && patch.length > 0 ? { allowed: true, patch } : { allowed: true });
 
 /**
  * A rejection. 403 Forbidden is what controller-runtime's validators answer (KServe's

@@ -165,7 +165,10 @@ function ipBytes(ip: string): Buffer {
 }
 
 function pem(derBytes: Buffer): string {
-  const body = derBytes.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = derBytes
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
 }
 

@@ -51,13 +51,7 @@ export { type WebhookCertificate, generateSelfSignedCertificates, loadCertificat
 export type { GetWebhookConfig, WebhookConfig } from './webhook-config.js';
 export type { WebhookServer } from './webhook-server.js';
 export { createWebhookServer } from './webhook-server.js';
-export {
-  applyWebhookConfigurations,
-  mutatingWebhookConfiguration,
-  validatingWebhookConfiguration,
-  WEBHOOK_PATHS,
-  type WebhookTarget,
-} from './webhook-configurations.js';
+export { applyWebhookConfigurations, mutatingWebhookConfiguration, validatingWebhookConfiguration, WEBHOOK_PATHS, type WebhookTarget } from './webhook-configurations.js';
 export { mutatePod, POD_MUTATORS } from './pod/pod-mutator.js';
 export type { PodMutationContext, PodMutator } from './pod/pod-mutation.js';
 export { defaultInferenceService } from './isvc/defaulter.js';

@@ -10,10 +10,7 @@
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-export type JsonPatchOperation =
-  | { op: 'add'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string }
-  | { op: 'replace'; path: string; value: JsonValue };
+export type JsonPatchOperation = { op: 'add'; path: string; value: JsonValue } | { op: 'remove'; path: string } | { op: 'replace'; path: string; value: JsonValue };
 
 /** RFC 6901: `~` → `~0`, `/` → `~1` (annotation keys contain slashes). */
 export function escapePointerToken(token: string): string {
@@ -90,9 +87,7 @@ export function applyPatch(doc: unknown, ops: readonly JsonPatchOperation[]): Js
     const last = tokens.pop() as string;
     let parent: JsonValue = root;
     for (const token of tokens) {
-      const next: JsonValue | undefined = Array.isArray(parent)
-        ? parent[arrayIndex(token, parent.length - 1, op.path)]
-        : isObject(parent) ? parent[token] : undefined;
+      const next: JsonValue | undefined = Array.isArray(parent) ? parent[arrayIndex(token, parent.length - 1, op.path)] : isObject(parent) ? parent[token] : undefined;
       if (next === undefined || next === null || typeof next !== 'object') throw new JsonPatchError(`path '${op.path}' does not exist`);
       parent = next;
     }

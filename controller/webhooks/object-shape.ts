@@ -17,14 +17,7 @@ import type { OpenApiSchema } from '../api/crd.js';
 import { INFERENCE_GRAPH_SPEC_SCHEMA } from '../api/inference-graph-crd.js';
 import { CONTAINER_SCHEMA, INFERENCE_SERVICE_SPEC_SCHEMA, LEGACY_FRAMEWORK_SCHEMA, MODEL_SCHEMA } from '../api/inference-service-crd.js';
 
-export type Shape =
-  | 'string'
-  | 'number'
-  | 'boolean'
-  | 'object'
-  | { readonly fields: Readonly<Record<string, Shape>> }
-  | { readonly list: Shape }
-  | { readonly map: Shape };
+export type Shape = 'string' | 'number' | 'boolean' | 'object' | { readonly fields: Readonly<Record<string, Shape>> } | { readonly list: Shape } | { readonly map: Shape };
 
 const MAX_PROBLEMS = 5;
 

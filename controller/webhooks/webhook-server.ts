@@ -90,8 +90,11 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       // A TypeError and its kin are a bug meeting an object the shape checks let through: the
       // API server gets a 500 that says so, never the raw message (it may quote the object).
       const internal = err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError || !(err instanceof Error);
-      logger.error({ ...about, err: internal ? { type: (err as Error)?.name ?? typeof err, stack: (err as Error)?.stack?.split('\n').slice(1, 4).join(' | ') } : err }, 'webhook handler failed');
-      const message = internal ? `internal error (${(err as Error)?.name ?? 'unknown'}); the controller log has the details for request ${request.uid}` : (err).message;
+      logger.error(
+        { ...about, err: internal ? { type: (err as Error)?.name ?? typeof err, stack: (err as Error)?.stack?.split('\n').slice(1, 4).join(' | ') } : err },
+        'webhook handler failed',
+      );
+      const message = internal ? `internal error (${(err as Error)?.name ?? 'unknown'}); the controller log has the details for request ${request.uid}` : err.message;
       return deny(500, `webhook ${path} failed: ${message}`);
     }
   }

@@ -12,7 +12,18 @@
  *
  * (serve.sh starts the predictor and this transformer together.)
  */
-import { InferInput, InferOutput, InferRequest, InferResponse, InvalidInput, Model, type ModelFactoryOptions, type RequestHeaders, type ResponseHeaders, type TensorSpec } from 'kserve-ts';
+import {
+  InferInput,
+  InferOutput,
+  InferRequest,
+  InferResponse,
+  InvalidInput,
+  Model,
+  type ModelFactoryOptions,
+  type RequestHeaders,
+  type ResponseHeaders,
+  type TensorSpec,
+} from 'kserve-ts';
 
 const SPECIES = ['setosa', 'versicolor', 'virginica'];
 
@@ -51,7 +62,18 @@ export default class IrisTransformer extends Model {
       // A V1 predictor answers its first output only: the label.
       const labels = (response.outputs[0] as InferOutput).asNumbers();
       responseHeaders['x-iris-rows'] = String(labels.length);
-      return new InferResponse(this.name, [new InferOutput('species', [labels.length], 'BYTES', labels.map((l) => SPECIES[l] ?? 'unknown'))], { id: response.id });
+      return new InferResponse(
+        this.name,
+        [
+          new InferOutput(
+            'species',
+            [labels.length],
+            'BYTES',
+            labels.map((l) => SPECIES[l] ?? 'unknown'),
+          ),
+        ],
+        { id: response.id },
+      );
     }
     const rows = probabilities.shape[0] ?? 0;
     const p = probabilities.asNumbers();
@@ -61,9 +83,13 @@ export default class IrisTransformer extends Model {
       species.push(SPECIES[row.indexOf(Math.max(...row))] ?? 'unknown');
     }
     responseHeaders['x-iris-rows'] = String(rows);
-    return new InferResponse(this.name, [new InferOutput('species', [rows], 'BYTES', species), new InferOutput('probabilities', probabilities.shape, 'FP32', Float32Array.from(p))], {
-      id: response.id,
-    });
+    return new InferResponse(
+      this.name,
+      [new InferOutput('species', [rows], 'BYTES', species), new InferOutput('probabilities', probabilities.shape, 'FP32', Float32Array.from(p))],
+      {
+        id: response.id,
+      },
+    );
   }
 }
 

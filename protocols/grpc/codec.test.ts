@@ -96,14 +96,22 @@ describe('typed inputs and request fields', () => {
     expect(decoded.modelVersion).toBeUndefined();
     expect(decoded.request.id).toBeUndefined();
     expect(Array.from(decoded.request.inputs[0]?.data as BigInt64Array)).toEqual([9007199254740993n, -1n]);
-    expect(decoded.request.outputs).toEqual([{ name: 'b', parameters: undefined }, { name: 'a', parameters: { k: 'v' } }]);
+    expect(decoded.request.outputs).toEqual([
+      { name: 'b', parameters: undefined },
+      { name: 'a', parameters: { k: 'v' } },
+    ]);
     expect(decoded.rawInputs).toBe(false);
   });
 
   it.each([
     [{ inputs: [{ name: '', datatype: 'FP32', shape: ['1'] }] }, "inputs[0]: 'name' must be a non-empty string"],
     [
-      { inputs: [{ name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } }, { name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } }] },
+      {
+        inputs: [
+          { name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } },
+          { name: 'a', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [1] } },
+        ],
+      },
       "input 'a' appears more than once",
     ],
     [{ inputs: [{ name: 'a', datatype: 'FP32', shape: ['-1'] }] }, "input 'a': 'shape' must hold non-negative integers, got -1"],
@@ -145,10 +153,7 @@ describe('responses', () => {
   });
 
   it('encodes response and output parameters', () => {
-    const msg = encodeGrpcInferResponse(
-      { modelName: 'm', parameters: { n: 1 }, outputs: [{ ...fp32, parameters: { unit: 'cm' } }] },
-      false,
-    );
+    const msg = encodeGrpcInferResponse({ modelName: 'm', parameters: { n: 1 }, outputs: [{ ...fp32, parameters: { unit: 'cm' } }] }, false);
     expect(msg.parameters).toEqual({ n: { int64_param: 1 } });
     expect(msg.outputs[0]?.parameters).toEqual({ unit: { string_param: 'cm' } });
   });

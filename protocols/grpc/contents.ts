@@ -7,9 +7,7 @@ import { errors } from '../errors.js';
 import { shapeText } from '../input-header.js';
 import type { InferTensorContentsMessage } from './messages.js';
 
-const CONTENTS_FIELDS: readonly GrpcContentsField[] = [
-  ...new Set(DATATYPES.flatMap((d) => datatypeInfo(d)?.grpcField ?? [])),
-];
+const CONTENTS_FIELDS: readonly GrpcContentsField[] = [...new Set(DATATYPES.flatMap((d) => datatypeInfo(d)?.grpcField ?? []))];
 
 /** True when any typed field holds at least one element. */
 export function hasTypedContents(contents: InferTensorContentsMessage | null | undefined): boolean {
@@ -17,24 +15,15 @@ export function hasTypedContents(contents: InferTensorContentsMessage | null | u
   return CONTENTS_FIELDS.some((f) => (contents[f]?.length ?? 0) > 0);
 }
 
-
 /**
  * Decodes typed contents of input `name` into storage for `info` and `count` elements.
  * Rejects a datatype without a typed field, a count that does not match the shape, data
  * in another datatype's field and values outside the datatype's range.
  */
-export function decodeContents(
-  name: string,
-  info: DatatypeInfo,
-  shape: readonly number[],
-  count: number,
-  contents: InferTensorContentsMessage | null | undefined,
-): TensorData {
+export function decodeContents(name: string, info: DatatypeInfo, shape: readonly number[], count: number, contents: InferTensorContentsMessage | null | undefined): TensorData {
   const field = info.grpcField;
   if (field === undefined) {
-    throw errors.invalidInput(
-      `input '${name}': ${info.name} has no typed contents field; send its data in raw_input_contents`,
-    );
+    throw errors.invalidInput(`input '${name}': ${info.name} has no typed contents field; send its data in raw_input_contents`);
   }
   const values: ArrayLike<unknown> = contents?.[field] ?? [];
   if (values.length !== count) {

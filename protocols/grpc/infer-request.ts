@@ -28,19 +28,14 @@ const INT64_DIM: DimReader = {
   show: (d) => String(d),
 };
 
-export function decodeGrpcInferRequest(
-  msg: ModelInferRequestMessage,
-  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
-): DecodedGrpcInferRequest {
+export function decodeGrpcInferRequest(msg: ModelInferRequestMessage, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): DecodedGrpcInferRequest {
   const inputs = msg.inputs ?? [];
   checkListLength(inputs.length, 'inputs', limits.maxInputs);
   checkListLength(msg.outputs?.length ?? 0, 'outputs', limits.maxOutputs);
   const raw = msg.raw_input_contents ?? [];
   const rawInputs = raw.length > 0;
   if (rawInputs && raw.length !== inputs.length) {
-    throw errors.invalidInput(
-      `raw_input_contents has ${raw.length} entries but the request has ${inputs.length} inputs; send one entry per input, in the order of 'inputs'`,
-    );
+    throw errors.invalidInput(`raw_input_contents has ${raw.length} entries but the request has ${inputs.length} inputs; send one entry per input, in the order of 'inputs'`);
   }
   const headers = new InputHeaderDecoder(INT64_DIM, limits);
   const tensors = inputs.map((inp, i): Tensor => {
@@ -49,9 +44,7 @@ export function decodeGrpcInferRequest(
     let data;
     if (rawInputs) {
       if (hasTypedContents(inp.contents)) {
-        throw errors.invalidInput(
-          `${where} sets contents although the request uses raw_input_contents; use raw_input_contents or contents for all inputs, not both`,
-        );
+        throw errors.invalidInput(`${where} sets contents although the request uses raw_input_contents; use raw_input_contents or contents for all inputs, not both`);
       }
       data = decodeRawTensor(name, info, shape, raw[i] as Uint8Array);
     } else {

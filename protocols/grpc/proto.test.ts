@@ -68,16 +68,7 @@ describe('grpc_predict_v2.proto', () => {
 
   it('serves inference.GRPCInferenceService with the protocol methods, request and response types', () => {
     const service = definition['inference.GRPCInferenceService'] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
-    const methods = [
-      'ServerLive',
-      'ServerReady',
-      'ModelReady',
-      'ServerMetadata',
-      'ModelMetadata',
-      'ModelInfer',
-      'RepositoryModelLoad',
-      'RepositoryModelUnload',
-    ];
+    const methods = ['ServerLive', 'ServerReady', 'ModelReady', 'ServerMetadata', 'ModelMetadata', 'ModelInfer', 'RepositoryModelLoad', 'RepositoryModelUnload'];
     expect(Object.keys(service).sort()).toEqual([...methods].sort());
     for (const m of methods) {
       expect(service[m]).toMatchObject({ path: `/inference.GRPCInferenceService/${m}`, requestStream: false, responseStream: false });

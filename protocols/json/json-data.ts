@@ -137,9 +137,7 @@ export function decodeJsonData(
   maxElements: number = DEFAULT_DECODE_LIMITS.maxTensorElements,
 ): TensorData {
   if (!info.json) {
-    throw errors.invalidInput(
-      `input '${name}': sending ${info.name} data via JSON is not supported. Please use the binary data format for input tensors.`,
-    );
+    throw errors.invalidInput(`input '${name}': sending ${info.name} data via JSON is not supported. Please use the binary data format for input tensors.`);
   }
   const count = checkedElementCount(shape, `input '${name}'`, maxElements);
   if (data instanceof JsonNumberArray) {
@@ -184,18 +182,14 @@ export function decodeJsonData(
 }
 
 function countMismatch(name: string, shape: readonly number[], count: number, got: number): Error {
-  return errors.invalidInput(
-    `input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${got}`,
-  );
+  return errors.invalidInput(`input '${name}': shape [${shape.join(',')}] has ${count} elements but data has ${got}`);
 }
 
 function utf8Text(el: Uint8Array, tensorName: string): string {
   try {
     return strictUtf8.decode(el);
   } catch {
-    throw errors.invalidInput(
-      `output '${tensorName}' holds bytes that are not valid UTF-8; request it with binary_data: true`,
-    );
+    throw errors.invalidInput(`output '${tensorName}' holds bytes that are not valid UTF-8; request it with binary_data: true`);
   }
 }
 
@@ -215,9 +209,7 @@ function jsonRun(name: string, datatype: Datatype, data: TensorData, start: numb
     return s;
   }
   if (datatype === 'FP16' || datatype === 'BF16') {
-    throw errors.invalidInput(
-      `output '${name}' is ${datatype}, which has no JSON form; request it with binary_data: true`,
-    );
+    throw errors.invalidInput(`output '${name}' is ${datatype}, which has no JSON form; request it with binary_data: true`);
   }
   const run = (start === 0 && end === data.length ? data : data.subarray(start, end)) as Float64Array;
   const s = run.join(',');
@@ -240,12 +232,7 @@ export function encodeJsonData(name: string, datatype: Datatype, data: TensorDat
 }
 
 /** JSON nested lists following `shape` (a scalar shape gives a bare value). */
-export function encodeJsonNested(
-  name: string,
-  datatype: Datatype,
-  shape: readonly number[],
-  data: TensorData,
-): string {
+export function encodeJsonNested(name: string, datatype: Datatype, shape: readonly number[], data: TensorData): string {
   if (shape.length === 0) return jsonRun(name, datatype, data, 0, 1);
   const strides: number[] = new Array<number>(shape.length);
   let acc = 1;

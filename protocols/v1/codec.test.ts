@@ -11,7 +11,16 @@ const two: TensorSpec[] = [
 
 describe('decodeV1Request', () => {
   it('stacks instances along the batch dimension of a single input', () => {
-    const req = decodeV1Request({ instances: [[1, 2], [3, 4], [5, 6]] }, one);
+    const req = decodeV1Request(
+      {
+        instances: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+      },
+      one,
+    );
     expect(req.inputs).toEqual([{ name: 'x', datatype: 'FP32', shape: [3, 2], data: Float32Array.of(1, 2, 3, 4, 5, 6) }]);
   });
 
@@ -20,7 +29,15 @@ describe('decodeV1Request', () => {
   });
 
   it('row objects keyed by input name feed several inputs, in model order', () => {
-    const req = decodeV1Request({ instances: [{ b: true, a: [1, 2] }, { a: [3, 4], b: false }] }, two);
+    const req = decodeV1Request(
+      {
+        instances: [
+          { b: true, a: [1, 2] },
+          { a: [3, 4], b: false },
+        ],
+      },
+      two,
+    );
     expect(req.inputs).toEqual([
       { name: 'a', datatype: 'INT64', shape: [2, 2], data: BigInt64Array.of(1n, 2n, 3n, 4n) },
       { name: 'b', datatype: 'BOOL', shape: [2], data: Uint8Array.of(1, 0) },

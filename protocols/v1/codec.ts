@@ -57,7 +57,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[], lim
         stacked(
           spec,
           body.map((row, i) => {
-            const v = (row)[spec.name];
+            const v = row[spec.name];
             if (v === undefined) throw errors.invalidInput(`instance ${i} has no value for input '${spec.name}'`);
             return v;
           }),
@@ -67,9 +67,7 @@ export function decodeV1Request(doc: unknown, inputs: readonly TensorSpec[], lim
     };
   }
   if (inputs.length !== 1) {
-    throw errors.invalidInput(
-      `model has ${inputs.length} inputs (${inputs.map((s) => s.name).join(', ')}); send each instance as an object keyed by input name`,
-    );
+    throw errors.invalidInput(`model has ${inputs.length} inputs (${inputs.map((s) => s.name).join(', ')}); send each instance as an object keyed by input name`);
   }
   return { inputs: [stacked(inputs[0] as TensorSpec, body, limits)] };
 }

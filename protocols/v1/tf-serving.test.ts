@@ -28,7 +28,17 @@ const response = (outputs: Tensor[]): InferResponse => ({ modelName: 'm', output
 
 describe("TF Serving's V1 dialect", () => {
   it.each([
-    ['row, one input', { instances: [[1, 2], [3, 4]] }, [{ name: 'x', shape: [2, 2], data: [1, 2, 3, 4] }], 'row'],
+    [
+      'row, one input',
+      {
+        instances: [
+          [1, 2],
+          [3, 4],
+        ],
+      },
+      [{ name: 'x', shape: [2, 2], data: [1, 2, 3, 4] }],
+      'row',
+    ],
     ['row, keyed', { instances: [{ x: [1, 2] }] }, [{ name: 'x', shape: [1, 2], data: [1, 2] }], 'row'],
     ['columnar, bare value', { inputs: [[1, 2]] }, [{ name: 'x', shape: [1, 2], data: [1, 2] }], 'columnar'],
     ['columnar, keyed', { inputs: { x: [[1, 2]] } }, [{ name: 'x', shape: [1, 2], data: [1, 2] }], 'columnar'],
@@ -41,14 +51,23 @@ describe("TF Serving's V1 dialect", () => {
 
   it('decodes a named signature with b64 and text strings, and passes its name on', () => {
     const d = tfServingDialect.decode(
-      { signature_name: 'pair', instances: [{ a: 1, s: { b64: 'AAE=' } }, { a: 2, s: 'hi' }] },
+      {
+        signature_name: 'pair',
+        instances: [
+          { a: 1, s: { b64: 'AAE=' } },
+          { a: 2, s: 'hi' },
+        ],
+      },
       model,
     );
     expect(d.request.parameters).toEqual({ signature_name: 'pair' });
     const [a, s] = d.request.inputs;
     expect(a).toMatchObject({ name: 'a', datatype: 'INT64', shape: [2] });
     expect(Array.from(a?.data as BigInt64Array)).toEqual([1n, 2n]);
-    expect((s?.data as Uint8Array[]).map((b) => Array.from(b))).toEqual([[0, 1], [104, 105]]);
+    expect((s?.data as Uint8Array[]).map((b) => Array.from(b))).toEqual([
+      [0, 1],
+      [104, 105],
+    ]);
   });
 
   it.each([
@@ -97,8 +116,32 @@ describe("TF Serving's V1 dialect", () => {
         signature_def: {
           signature_def: {
             serving_default: {
-              inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: '-1', name: '' }, { size: '2', name: '' }], unknown_rank: false }, name: 'x:0' } },
-              outputs: { y: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: '-1', name: '' }, { size: '2', name: '' }], unknown_rank: false }, name: 'y:0' } },
+              inputs: {
+                x: {
+                  dtype: 'DT_FLOAT',
+                  tensor_shape: {
+                    dim: [
+                      { size: '-1', name: '' },
+                      { size: '2', name: '' },
+                    ],
+                    unknown_rank: false,
+                  },
+                  name: 'x:0',
+                },
+              },
+              outputs: {
+                y: {
+                  dtype: 'DT_FLOAT',
+                  tensor_shape: {
+                    dim: [
+                      { size: '-1', name: '' },
+                      { size: '2', name: '' },
+                    ],
+                    unknown_rank: false,
+                  },
+                  name: 'y:0',
+                },
+              },
               method_name: 'tensorflow/serving/predict',
             },
             pair: expect.objectContaining({

@@ -157,9 +157,7 @@ function encodeRow(outputs: readonly Tensor[]): string {
   const batch = outputs[0]?.shape[0];
   for (const o of outputs) {
     if (o.shape.length === 0 || o.shape[0] !== batch) {
-      throw errors.invalidInput(
-        `outputs of this signature do not share a batch dimension ('${o.name}' has shape [${o.shape.join(',')}]); use the columnar format ("inputs")`,
-      );
+      throw errors.invalidInput(`outputs of this signature do not share a batch dimension ('${o.name}' has shape [${o.shape.join(',')}]); use the columnar format ("inputs")`);
     }
   }
   const rows: string[] = [];

@@ -87,17 +87,37 @@ describe('decodeRestInferRequest: large JSON tensors', () => {
     ['a malformed number', edit(0, '01')],
     ['a bare minus', edit(0, '-,')],
     ['a cut body', text.slice(0, text.length - 10)],
-  ])('%s: the whole text\'s syntax error', (_w, t) => {
+  ])("%s: the whole text's syntax error", (_w, t) => {
     expect(messageOf(() => decodeRestInferRequest(body(t), undefined))).toBe(syntax(t));
   });
 
   it.each([
     ['too few elements', { inputs: [input(values.slice(1))] }, /^InvalidInput: input 'x': shape \[1,3,64,64\] has 12288 elements but data has 12287$/],
     ['too many elements', { inputs: [input([...values, 1])] }, /has 12288 elements but data has 12289$/],
-    ['a literal among the numbers', { inputs: [input([...values.slice(0, 100), true, ...values.slice(101)])] }, /^InvalidInput: input 'x': element 100 is boolean true, which is not a valid FP32 value$/],
+    [
+      'a literal among the numbers',
+      { inputs: [input([...values.slice(0, 100), true, ...values.slice(101)])] },
+      /^InvalidInput: input 'x': element 100 is boolean true, which is not a valid FP32 value$/,
+    ],
     ['a fraction in INT32 data', { inputs: [input(values, 'INT32')] }, /^InvalidInput: input 'x': element 1 is number .*, which is not a valid INT32 value$/],
-    ['a large array as a parameter', { parameters: { big: values }, inputs: [input(values)] }, /^InvalidInput: request: parameter 'big' must be a string, number or boolean, not an array$/],
-    ['a large array as a shape', { inputs: [input(values, 'FP32', values.map(() => 1))] }, /^InvalidInput: input 'x': shape has 12288 dimensions/],
+    [
+      'a large array as a parameter',
+      { parameters: { big: values }, inputs: [input(values)] },
+      /^InvalidInput: request: parameter 'big' must be a string, number or boolean, not an array$/,
+    ],
+    [
+      'a large array as a shape',
+      {
+        inputs: [
+          input(
+            values,
+            'FP32',
+            values.map(() => 1),
+          ),
+        ],
+      },
+      /^InvalidInput: input 'x': shape has 12288 dimensions/,
+    ],
     ['FP16 via JSON', { inputs: [input(values, 'FP16')] }, /sending FP16 data via JSON is not supported/],
     ['a shape past the element limit', { inputs: [input(values, 'FP32', [1 << 20, 1 << 20])] }, /^PayloadTooLarge: .*--max_tensor_elements/],
   ])('%s: the same error as a small body', (_w, doc, message) => {

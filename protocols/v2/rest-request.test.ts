@@ -33,7 +33,10 @@ describe('decodeRestInferRequest: JSON', () => {
     expect(req.parameters).toEqual({ binary_data_output: true, s: 'x', n: 1.5 });
     expect(req.inputs[0]).toEqual({ name: 'a', datatype: 'INT32', shape: [1, 2], data: Int32Array.of(1, 2), parameters: { content_type: 'np' } });
     expect(req.inputs[1]?.data).toEqual([Buffer.from('x'), Buffer.from('y')].map((b) => new Uint8Array(b)));
-    expect(req.outputs).toEqual([{ name: 'o2', parameters: { binary_data: true } }, { name: 'o1', parameters: undefined }]);
+    expect(req.outputs).toEqual([
+      { name: 'o2', parameters: { binary_data: true } },
+      { name: 'o1', parameters: undefined },
+    ]);
   });
 
   it('null id, parameters and outputs are the same as absent ones', () => {
@@ -101,10 +104,7 @@ describe('decodeRestInferRequest: binary data extension', () => {
 
   it.each(['FP16', 'BF16'])('%s inputs keep their exact bits (NaN payloads, signed zero, subnormals)', (datatype) => {
     const bits = Uint16Array.of(0x7e01, 0x8000, 0x0001, 0xffff);
-    const { body, headerLength } = binary(
-      { inputs: [{ name: 'h', shape: [4], datatype, parameters: { binary_data_size: 8 } }] },
-      [new Uint8Array(bits.buffer)],
-    );
+    const { body, headerLength } = binary({ inputs: [{ name: 'h', shape: [4], datatype, parameters: { binary_data_size: 8 } }] }, [new Uint8Array(bits.buffer)]);
     const t = decodeRestInferRequest(body, headerLength).inputs[0];
     expect(t?.datatype).toBe(datatype);
     expect(t?.data).toBeInstanceOf(Uint16Array);
@@ -117,13 +117,53 @@ describe('decodeRestInferRequest: binary data extension', () => {
   });
 
   it.each<[string, object, Uint8Array[], RegExp]>([
-    ['a short body', { inputs: [{ name: 'a', shape: [4], datatype: 'FP32', parameters: { binary_data_size: 16 } }] }, [new Uint8Array(8)], /input 'a': binary_data_size 16 runs past the end of the body \(8 bytes left\)/],
-    ['the second input past the end', { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } }, { name: 'b', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } }] }, [new Uint8Array(6)], /input 'b': binary_data_size 4 runs past the end of the body \(2 bytes left\)/],
-    ['unclaimed trailing bytes', { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } }] }, [new Uint8Array(7)], /request has 3 bytes of binary data not claimed/],
-    ['binary bytes with only JSON inputs', { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', data: [1] }] }, [new Uint8Array(4)], /request has 4 bytes of binary data not claimed/],
-    ['a negative binary_data_size', { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: -4 } }] }, [], /'binary_data_size' must be a non-negative integer/],
-    ['a string binary_data_size', { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: '4' } }] }, [new Uint8Array(4)], /'binary_data_size' must be a non-negative integer/],
-    ['a size that does not fit the shape', { inputs: [{ name: 'a', shape: [2], datatype: 'FP64', parameters: { binary_data_size: 8 } }] }, [new Uint8Array(8)], /input 'a': expected 16 bytes of FP64 data for shape \[2\] but got 8/],
+    [
+      'a short body',
+      { inputs: [{ name: 'a', shape: [4], datatype: 'FP32', parameters: { binary_data_size: 16 } }] },
+      [new Uint8Array(8)],
+      /input 'a': binary_data_size 16 runs past the end of the body \(8 bytes left\)/,
+    ],
+    [
+      'the second input past the end',
+      {
+        inputs: [
+          { name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } },
+          { name: 'b', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } },
+        ],
+      },
+      [new Uint8Array(6)],
+      /input 'b': binary_data_size 4 runs past the end of the body \(2 bytes left\)/,
+    ],
+    [
+      'unclaimed trailing bytes',
+      { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } }] },
+      [new Uint8Array(7)],
+      /request has 3 bytes of binary data not claimed/,
+    ],
+    [
+      'binary bytes with only JSON inputs',
+      { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', data: [1] }] },
+      [new Uint8Array(4)],
+      /request has 4 bytes of binary data not claimed/,
+    ],
+    [
+      'a negative binary_data_size',
+      { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: -4 } }] },
+      [],
+      /'binary_data_size' must be a non-negative integer/,
+    ],
+    [
+      'a string binary_data_size',
+      { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', parameters: { binary_data_size: '4' } }] },
+      [new Uint8Array(4)],
+      /'binary_data_size' must be a non-negative integer/,
+    ],
+    [
+      'a size that does not fit the shape',
+      { inputs: [{ name: 'a', shape: [2], datatype: 'FP64', parameters: { binary_data_size: 8 } }] },
+      [new Uint8Array(8)],
+      /input 'a': expected 16 bytes of FP64 data for shape \[2\] but got 8/,
+    ],
   ])('rejects %s', (_what, header, raws, message) => {
     const { body, headerLength } = binary(header, raws);
     invalid(() => decodeRestInferRequest(body, headerLength), message);

@@ -35,9 +35,7 @@ export function parseHeaderLength(header: string | string[] | undefined, bodyLen
   }
   const n = Number(raw.trim());
   if (n > bodyLength) {
-    throw errors.invalidInput(
-      `${HEADER_LENGTH_HEADER} header is ${n} but the request body has only ${bodyLength} bytes`,
-    );
+    throw errors.invalidInput(`${HEADER_LENGTH_HEADER} header is ${n} but the request body has only ${bodyLength} bytes`);
   }
   return n;
 }
@@ -93,11 +91,7 @@ function parseWhole(body: Uint8Array, jsonEnd: number): unknown {
  * Inference-Header-Content-Length (undefined for a pure JSON body). Binary input views
  * point into `body`, which the caller must keep alive for the request's lifetime.
  */
-export function decodeRestInferRequest(
-  body: Uint8Array,
-  headerLength: number | undefined,
-  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
-): InferRequest {
+export function decodeRestInferRequest(body: Uint8Array, headerLength: number | undefined, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): InferRequest {
   const jsonEnd = headerLength ?? body.byteLength;
   const split = parseSplit(body, jsonEnd);
   if (split !== undefined) {
@@ -131,15 +125,11 @@ function decodeDocument(doc: unknown, body: Uint8Array, headerLength: number | u
         throw errors.invalidInput(`${where}: 'binary_data_size' must be a non-negative integer`);
       }
       if (headerLength === undefined) {
-        throw errors.invalidInput(
-          `${where} has binary_data_size but the request has no binary part (missing ${HEADER_LENGTH_HEADER} header)`,
-        );
+        throw errors.invalidInput(`${where} has binary_data_size but the request has no binary part (missing ${HEADER_LENGTH_HEADER} header)`);
       }
       if (obj['data'] !== undefined) throw errors.invalidInput(`${where} has both 'data' and 'binary_data_size'`);
       if (cursor + binarySize > binary.byteLength) {
-        throw errors.invalidInput(
-          `${where}: binary_data_size ${binarySize} runs past the end of the body (${binary.byteLength - cursor} bytes left)`,
-        );
+        throw errors.invalidInput(`${where}: binary_data_size ${binarySize} runs past the end of the body (${binary.byteLength - cursor} bytes left)`);
       }
       const bytes = binary.subarray(cursor, cursor + binarySize);
       cursor += binarySize;
@@ -156,9 +146,7 @@ function decodeDocument(doc: unknown, body: Uint8Array, headerLength: number | u
     return { name, datatype: info.name, shape, data: decodeJsonData(name, info, shape, obj['data'], count), parameters };
   });
   if (cursor !== binary.byteLength) {
-    throw errors.invalidInput(
-      `request has ${binary.byteLength - cursor} bytes of binary data not claimed by any input's binary_data_size`,
-    );
+    throw errors.invalidInput(`request has ${binary.byteLength - cursor} bytes of binary data not claimed by any input's binary_data_size`);
   }
   const id = doc['id'];
   if (id !== undefined && id !== null && typeof id !== 'string') throw errors.invalidInput(`'id' must be a string`);

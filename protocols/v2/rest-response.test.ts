@@ -9,8 +9,7 @@ import type { InferRequest, InferResponse, Tensor } from '../tensor.js';
 import { encodeRestInferResponse } from './rest-response.js';
 
 const FP32_VALUES = [6.8, 2.8, 4.8, 1.4, 6.0, 3.4, 4.5, 1.6];
-const FP32_JSON =
-  '[6.800000190734863,2.799999952316284,4.800000190734863,1.399999976158142,6.0,3.4000000953674316,4.5,1.600000023841858]';
+const FP32_JSON = '[6.800000190734863,2.799999952316284,4.800000190734863,1.399999976158142,6.0,3.4000000953674316,4.5,1.600000023841858]';
 /** The same values as FP16, as the anchor's FP16OutputModel returns them (`\xcdF\x9aA...`). */
 const FP16_BITS = Uint16Array.of(0x46cd, 0x419a, 0x44cd, 0x3d9a, 0x4600, 0x42cd, 0x4480, 0x3e66);
 
@@ -49,14 +48,9 @@ describe('encodeRestInferResponse: anchor bytes', () => {
       '{"id":"123","model_name":"FP16OutputModel","model_version":null,"outputs":[{"name":"fp16_output","shape":[8],"datatype":"FP16","parameters":{"binary_data_size":16}},{"name":"fp32_output","shape":[8],"datatype":"FP32","parameters":{"binary_data_size":32}}]}',
     );
     expect(headerLength).toBe(256);
-    expect(
-      raw.equals(
-        Buffer.from(
-          '\xcdF\x9aA\xcdD\x9a=\x00F\xcdB\x80Df>\x9a\x99\xd9@333@\x9a\x99\x99@33\xb3?\x00\x00\xc0@\x9a\x99Y@\x00\x00\x90@\xcd\xcc\xcc?',
-          'latin1',
-        ),
-      ),
-    ).toBe(true);
+    expect(raw.equals(Buffer.from('\xcdF\x9aA\xcdD\x9a=\x00F\xcdB\x80Df>\x9a\x99\xd9@333@\x9a\x99\x99@33\xb3?\x00\x00\xc0@\x9a\x99Y@\x00\x00\x90@\xcd\xcc\xcc?', 'latin1'))).toBe(
+      true,
+    );
   });
 
   it('test_binary_data_parameter_precedence: per-output binary_data beats binary_data_output', () => {
@@ -119,14 +113,16 @@ describe('encodeRestInferResponse: anchor bytes', () => {
       ],
     };
     const { body, headerLength } = encodeRestInferResponse(threeOutputs(), request);
-    expect(body.equals(
-      Buffer.concat([
-        Buffer.from(
-          '{"id":"1","model_name":"test_model","model_version":null,"outputs":[{"name":"output1","shape":[1],"datatype":"FP16","parameters":{"binary_data_size":2}},{"name":"output2","shape":[1],"datatype":"INT32","parameters":{"binary_data_size":4}},{"name":"output3","shape":[1],"datatype":"BYTES","data":["test"]}]}',
-        ),
-        Buffer.from([0x00, 0x3c, 0x01, 0x00, 0x00, 0x00]),
-      ]),
-    )).toBe(true);
+    expect(
+      body.equals(
+        Buffer.concat([
+          Buffer.from(
+            '{"id":"1","model_name":"test_model","model_version":null,"outputs":[{"name":"output1","shape":[1],"datatype":"FP16","parameters":{"binary_data_size":2}},{"name":"output2","shape":[1],"datatype":"INT32","parameters":{"binary_data_size":4}},{"name":"output3","shape":[1],"datatype":"BYTES","data":["test"]}]}',
+          ),
+          Buffer.from([0x00, 0x3c, 0x01, 0x00, 0x00, 0x00]),
+        ]),
+      ),
+    ).toBe(true);
     expect(headerLength).toBe(306);
   });
 

@@ -131,7 +131,17 @@ function parseQuery(query: string): [string, string, string, string, number, boo
 }
 
 function parseArrayPath(path: string): ArrayPath {
-  const r: ArrayPath = { part: '', path: '', pipe: '', piped: false, more: false, alogok: false, arrch: false, alogkey: '', query: { on: false, all: false, path: '', op: '', value: '' } };
+  const r: ArrayPath = {
+    part: '',
+    path: '',
+    pipe: '',
+    piped: false,
+    more: false,
+    alogok: false,
+    arrch: false,
+    alogkey: '',
+    query: { on: false, all: false, path: '', op: '', value: '' },
+  };
   for (let i = 0; i < path.length; i++) {
     if (path[i] === '|') {
       r.part = path.slice(0, i);
@@ -494,56 +504,56 @@ function parseArray(c: ParseContext, i: number, path: string): [number, boolean]
       else if (i === json.length) ch = ']';
       else ch = json[i]!;
       if (ch === ']') {
-      if (rp.arrch && rp.part === '#') {
-        if (rp.alogok) {
-          const [left, right, ok] = splitPossiblePipe(rp.alogkey);
-          if (ok) {
-            rp.alogkey = left;
-            c.pipe = right;
-            c.piped = true;
-          }
-          let jsons = '[';
-          let k = 0;
-          for (let j = 0; j < alog.length; j++) {
-            let idx = alog[j]!;
-            while (idx < json.length) {
-              const w = json[idx];
-              if (w === ' ' || w === '\t' || w === '\r' || w === '\n') {
-                idx++;
-                continue;
-              }
-              break;
+        if (rp.arrch && rp.part === '#') {
+          if (rp.alogok) {
+            const [left, right, ok] = splitPossiblePipe(rp.alogkey);
+            if (ok) {
+              rp.alogkey = left;
+              c.pipe = right;
+              c.piped = true;
             }
-            if (idx < json.length && json[idx] !== ']') {
-              const [, res0, ok2] = parseAny(json, idx, true);
-              if (ok2) {
-                const res = get(res0.raw, rp.alogkey);
-                if (res.exists()) {
-                  if (k > 0) jsons += ',';
-                  let raw = res.raw;
-                  if (raw.length === 0) raw = res.string();
-                  jsons += raw;
-                  k++;
+            let jsons = '[';
+            let k = 0;
+            for (let j = 0; j < alog.length; j++) {
+              let idx = alog[j]!;
+              while (idx < json.length) {
+                const w = json[idx];
+                if (w === ' ' || w === '\t' || w === '\r' || w === '\n') {
+                  idx++;
+                  continue;
+                }
+                break;
+              }
+              if (idx < json.length && json[idx] !== ']') {
+                const [, res0, ok2] = parseAny(json, idx, true);
+                if (ok2) {
+                  const res = get(res0.raw, rp.alogkey);
+                  if (res.exists()) {
+                    if (k > 0) jsons += ',';
+                    let raw = res.raw;
+                    if (raw.length === 0) raw = res.string();
+                    jsons += raw;
+                    k++;
+                  }
                 }
               }
             }
+            jsons += ']';
+            c.value.type = GType.JSON;
+            c.value.raw = jsons;
+            return [i + 1, true];
           }
-          jsons += ']';
-          c.value.type = GType.JSON;
-          c.value.raw = jsons;
+          c.value.type = GType.Number;
+          c.value.num = h - 1;
+          c.value.raw = String(h - 1);
+          c.calcd = true;
           return [i + 1, true];
         }
-        c.value.type = GType.Number;
-        c.value.num = h - 1;
-        c.value.raw = String(h - 1);
-        c.calcd = true;
-        return [i + 1, true];
-      }
-      if (!c.value.exists()) {
-        if (multires.length > 0) c.value = new Result(GType.JSON, `${multires}]`);
-        else if (rp.query.all) c.value = new Result(GType.JSON, '[]');
-      }
-      return [i + 1, false];
+        if (!c.value.exists()) {
+          if (multires.length > 0) c.value = new Result(GType.JSON, `${multires}]`);
+          else if (rp.query.all) c.value = new Result(GType.JSON, '[]');
+        }
+        return [i + 1, false];
       }
       if (!isValueLead(ch)) continue;
       if ((ch === '{' || ch === '[') && pmatch && !hit) {

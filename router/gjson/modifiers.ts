@@ -57,7 +57,11 @@ function modPretty(json: string, arg: string): string {
 
 function modReverse(json: string): string {
   const res = parse(json);
-  if (res.isArray()) return `[${values(res).reverse().map((v) => v.raw).join(',')}]`;
+  if (res.isArray())
+    return `[${values(res)
+      .reverse()
+      .map((v) => v.raw)
+      .join(',')}]`;
   if (res.isObject()) {
     const members: string[] = [];
     res.forEach((k, v) => {
@@ -109,7 +113,9 @@ function modValues(json: string): string {
   const v = parse(json);
   if (!v.exists()) return '[]';
   if (v.isArray()) return json;
-  return `[${values(v).map((x) => x.raw).join(',')}]`;
+  return `[${values(v)
+    .map((x) => x.raw)
+    .join(',')}]`;
 }
 
 function modJoin(json: string, arg: string): string {
@@ -117,7 +123,9 @@ function modJoin(json: string, arg: string): string {
   if (!res.isArray()) return json;
   const preserve = boolArg(arg, 'preserve');
   if (preserve) {
-    const parts = values(res).filter((v) => v.isObject()).map((v) => unwrap(v.raw));
+    const parts = values(res)
+      .filter((v) => v.isObject())
+      .map((v) => unwrap(v.raw));
     return `{${parts.join(',')}}`;
   }
   const keys: Result[] = [];

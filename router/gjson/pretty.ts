@@ -193,7 +193,19 @@ function newlineAt(st: State): number {
   return nl;
 }
 
-function appendObject(st: State, json: string, i: number, open: string, close: string, pretty: boolean, o: PrettyOptions, sortkeys: boolean, tabs: number, nl: number, max: number): Step {
+function appendObject(
+  st: State,
+  json: string,
+  i: number,
+  open: string,
+  close: string,
+  pretty: boolean,
+  o: PrettyOptions,
+  sortkeys: boolean,
+  tabs: number,
+  nl: number,
+  max: number,
+): Step {
   let ok: boolean;
   if (o.width > 0 && pretty && max === -1) {
     // try a single line first

@@ -474,7 +474,6 @@ export function parseAny(json: string, i: number, hit: boolean): [number, Result
       }
 
       default:
-
         num = isNumberLead(c);
     }
     if (num) {

@@ -57,7 +57,10 @@ export function conditionJson(p: GrpcPayload): string | undefined {
     }
     if (p.kind === 'response') {
       const outputs = responseTensors(p.msg);
-      const body = encodeRestInferResponse({ modelName: p.msg.model_name, modelVersion: p.msg.model_version || undefined, id: p.msg.id || undefined, outputs }, { inputs: [] }).body;
+      const body = encodeRestInferResponse(
+        { modelName: p.msg.model_name, modelVersion: p.msg.model_version || undefined, id: p.msg.id || undefined, outputs },
+        { inputs: [] },
+      ).body;
       return body.toString('latin1');
     }
   } catch {

@@ -7,20 +7,13 @@
 /** Applies one parameter's value to a model's options; throws a one-line message when malformed. */
 export type ParameterReader<O> = (value: string, options: O) => O;
 
-export function applyParameters<O>(
-  backend: string,
-  base: O,
-  parameters: ReadonlyMap<string, string>,
-  readers: Readonly<Record<string, ParameterReader<O>>>,
-): O {
+export function applyParameters<O>(backend: string, base: O, parameters: ReadonlyMap<string, string>, readers: Readonly<Record<string, ParameterReader<O>>>): O {
   let options = base;
   for (const [key, value] of parameters) {
     const read = Object.hasOwn(readers, key) ? readers[key] : undefined;
     if (read === undefined) {
       const known = Object.keys(readers);
-      throw new Error(
-        `config.pbtxt: parameter '${key}' is not supported by the ${backend} backend (${known.length > 0 ? `it reads ${known.join(', ')}` : 'it reads none'})`,
-      );
+      throw new Error(`config.pbtxt: parameter '${key}' is not supported by the ${backend} backend (${known.length > 0 ? `it reads ${known.join(', ')}` : 'it reads none'})`);
     }
     options = read(value, options);
   }
@@ -36,5 +29,8 @@ export function integerParameter(key: string, value: string): number {
 
 /** A parameter holding a comma-separated list. */
 export function listParameter(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

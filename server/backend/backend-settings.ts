@@ -23,7 +23,10 @@ export class BackendSettings {
     this.#registry = registry;
     for (const b of registry.all()) {
       this.#settings.set(b.name, b.settings(flags));
-      this.#given.set(b.name, b.flags.filter((f) => flags.given(f.name)).map((f) => f.name));
+      this.#given.set(
+        b.name,
+        b.flags.filter((f) => flags.given(f.name)).map((f) => f.name),
+      );
     }
   }
 

@@ -82,12 +82,18 @@ describe('stacking', () => {
     expect(batchKey(a, ['Y'], 'sig_a')).not.toBe(batchKey(b, ['Y'], 'sig_b'));
     expect(batchKey(a, ['Y'], undefined)).not.toBe(batchKey(b, ['Z'], undefined));
     const stacked = stackInputs([a, b]);
-    expect(stacked.map((t) => t.shape)).toEqual([[3, 2], [3, 1]]);
+    expect(stacked.map((t) => t.shape)).toEqual([
+      [3, 2],
+      [3, 1],
+    ]);
     expect(Array.from(stacked[0]?.data as BigInt64Array)).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
     expect((stacked[1]?.data as Uint8Array[]).map((e) => e[0])).toEqual([97, 98, 99]);
 
     const [first, second] = splitOutputs(stacked, [1, 2]);
-    expect(first?.map((t) => t.shape)).toEqual([[1, 2], [1, 1]]);
+    expect(first?.map((t) => t.shape)).toEqual([
+      [1, 2],
+      [1, 1],
+    ]);
     expect(Array.from(second?.[0]?.data as BigInt64Array)).toEqual([3n, 4n, 5n, 6n]);
     expect((second?.[0]?.data as BigInt64Array).buffer).not.toBe((stacked[0]?.data as BigInt64Array).buffer);
     expect(() => splitOutputs(stacked, [1, 1])).toThrow(/dim 0/);
@@ -193,7 +199,13 @@ describe('BatchingInstance', () => {
     await releaseAll(calls);
     await blocker;
     const outs = await Promise.all(p);
-    expect(outs.map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([[2, 2], [4, 4, 4], [6, 6], [8, 8], [10, 10, 10]]);
+    expect(outs.map((o) => Array.from(o[0]?.data as Float32Array))).toEqual([
+      [2, 2],
+      [4, 4, 4],
+      [6, 6],
+      [8, 8],
+      [10, 10, 10],
+    ]);
     expect(sizes).toEqual([1, 2, 2, 1]);
   });
 

@@ -140,7 +140,10 @@ export class BatchingInstance implements ModelInstance {
     let split: Tensor[][];
     try {
       const outputs = await this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature);
-      split = splitOutputs(outputs, items.map((p) => p.rows));
+      split = splitOutputs(
+        outputs,
+        items.map((p) => p.rows),
+      );
     } catch {
       // Isolate the failure: each request alone, so only the offending ones fail.
       await Promise.all(

@@ -42,7 +42,10 @@ function idleSession(): Promise<http2.ClientHttp2Session> {
 
 /** Sends one whole ModelInfer call on `session`; `status` is its grpc-status once it ends. */
 async function callOn(session: http2.ClientHttp2Session): Promise<{ session: http2.ClientHttp2Session; status: Promise<string | undefined> }> {
-  const message = encodeModelInferRequest({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }] });
+  const message = encodeModelInferRequest({
+    model_name: 'm',
+    inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], contents: { fp32_contents: new Array<number>(16).fill(1) } }],
+  });
   const { stream, status } = rawModelInfer(session);
   stream.end(Buffer.concat([messagePrefix(message.length), message]));
   return { session, status };
@@ -80,7 +83,9 @@ describe('gRPC connection limit', () => {
       // No idle connection to close: the new one is refused, none of the busy ones cut.
       // Whichever the server does first: refuse the newcomer or end a held call.
       const newcomer = await idleSession();
-      const refused = new Promise<string>((resolve) => (newcomer.closed || newcomer.destroyed ? resolve('newcomer refused') : newcomer.once('close', () => resolve('newcomer refused'))));
+      const refused = new Promise<string>((resolve) =>
+        newcomer.closed || newcomer.destroyed ? resolve('newcomer refused') : newcomer.once('close', () => resolve('newcomer refused')),
+      );
       const first = await Promise.race([refused, ...busy.map((b, i) => b.status.then((st) => `busy call ${i} ended with grpc-status ${st}`))]);
       expect(first).toBe('newcomer refused');
       expect(busy.filter((b) => b.session.closed || b.session.destroyed)).toEqual([]);

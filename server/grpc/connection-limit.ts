@@ -82,11 +82,7 @@ export function limitSessions(h2: Http2Server, limits: SessionLimits, log: Limit
     // Queued bytes go down as the client reads and up as the handler writes: either moves.
     progress: (stream) => stream.writableLength,
     expire: (stream) => {
-      log.acted(
-        'send_timeout',
-        { limit: '--send_timeout_seconds', seconds: limits.sendTimeoutMs / 1000, transport: 'grpc' },
-        'response not read by the client: reset the call',
-      );
+      log.acted('send_timeout', { limit: '--send_timeout_seconds', seconds: limits.sendTimeoutMs / 1000, transport: 'grpc' }, 'response not read by the client: reset the call');
       stream.close(constants.NGHTTP2_CANCEL);
     },
   });

@@ -60,10 +60,7 @@ class CallSignal implements ClientSignal {
   }
 }
 
-export function inferenceService(
-  ctx: GrpcContext,
-  encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer,
-): UntypedServiceImplementation {
+export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer): UntypedServiceImplementation {
   const { dataplane, metrics, logger, maxSendMessageLength, decodeLimits } = ctx;
   const codec = modelInferCodec(decodeLimits, encodeInferResponse);
 

@@ -23,14 +23,9 @@ beforeAll(async () => {
     add_free_dims: 'add_free_dims',
     versioned: { versions: { '1': 'identity_fp32', '2': 'scale2_fp32' } },
   });
-  t = await startServer(
-    [
-      '--model_repository', repo.dir,
-      '--grpc_max_receive_message_length', String(64 * MiB),
-      '--grpc_max_send_message_length', String(64 * MiB),
-    ],
-    { grpc: true },
-  );
+  t = await startServer(['--model_repository', repo.dir, '--grpc_max_receive_message_length', String(64 * MiB), '--grpc_max_send_message_length', String(64 * MiB)], {
+    grpc: true,
+  });
   c = grpcClient(t.grpcAddress as string, { 'grpc.max_receive_message_length': 64 * MiB });
 });
 
@@ -102,10 +97,7 @@ describe('server and model RPCs', () => {
     );
     const client = new Generic(t.grpcAddress as string, grpc.credentials.createInsecure());
     const err = await new Promise<grpc.ServiceError>((resolve) => {
-      (client as unknown as { ModelStatistics(b: Buffer, cb: (e: grpc.ServiceError) => void): void }).ModelStatistics(
-        Buffer.alloc(0),
-        resolve,
-      );
+      (client as unknown as { ModelStatistics(b: Buffer, cb: (e: grpc.ServiceError) => void): void }).ModelStatistics(Buffer.alloc(0), resolve);
     });
     client.close();
     expect(err.code).toBe(grpc.status.UNIMPLEMENTED);

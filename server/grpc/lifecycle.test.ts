@@ -18,7 +18,10 @@ it('finishes an in-flight ModelInfer when the server closes, then refuses new ca
   const c = grpcClient(t.grpcAddress as string);
   try {
     gate.hold();
-    const inflight = c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 16], contents: { fp32_contents: Array.from({ length: 32 }, (_, i) => i) } }] });
+    const inflight = c.infer({
+      model_name: 'm',
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 16], contents: { fp32_contents: Array.from({ length: 32 }, (_, i) => i) } }],
+    });
     // The server has decoded the request and handed it to the model, which holds it.
     await gate.untilHeld(1);
     let closedYet = false;

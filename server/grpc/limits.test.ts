@@ -22,15 +22,9 @@ describe('small configured limits', () => {
   let t: TestServer;
   let c: GrpcTestClient;
   beforeAll(async () => {
-    t = await startServer(
-      [
-        '--model_name', 'identity',
-        '--model_dir', MODEL_DIR,
-        '--grpc_max_receive_message_length', '16384',
-        '--grpc_max_send_message_length', '4096',
-      ],
-      { grpc: true },
-    );
+    t = await startServer(['--model_name', 'identity', '--model_dir', MODEL_DIR, '--grpc_max_receive_message_length', '16384', '--grpc_max_send_message_length', '4096'], {
+      grpc: true,
+    });
     c = grpcClient(t.grpcAddress as string);
   });
   afterAll(async () => {
@@ -53,9 +47,7 @@ describe('small configured limits', () => {
     const err = await grpcError(c.infer(identityRequest(8 * 1024)));
     expect(err.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(err.details).toMatch(/^Response of \d+ bytes is larger than the limit of 4096 bytes \(--grpc_max_send_message_length\)$/);
-    expect(await t.server.metrics.render()).toContain(
-      'kserve_inference_requests_total{model_name="identity",protocol="grpc",status_code="413"} 1',
-    );
+    expect(await t.server.metrics.render()).toContain('kserve_inference_requests_total{model_name="identity",protocol="grpc",status_code="413"} 1');
   });
 
   it('keeps serving after refusing oversize messages', async () => {

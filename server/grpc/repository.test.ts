@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { grpc, grpcError } from '../../test/grpc/client.js';
 import { useGrpcFixture } from '../../test/helpers/grpc-fixture.js';
 
-
 const inferGood = () =>
   f.client.infer({
     model_name: 'good',
@@ -61,9 +60,7 @@ describe('a server with a model that failed to load', () => {
   });
 
   it('answers UNAVAILABLE with the load error for the failed model', async () => {
-    const infer = await grpcError(
-      f.client.infer({ model_name: 'broken', inputs: [{ name: 'INPUT0', datatype: 'BF16', shape: [1, 1] }], raw_input_contents: [Buffer.alloc(2)] }),
-    );
+    const infer = await grpcError(f.client.infer({ model_name: 'broken', inputs: [{ name: 'INPUT0', datatype: 'BF16', shape: [1, 1] }], raw_input_contents: [Buffer.alloc(2)] }));
     expect(infer.code).toBe(grpc.status.UNAVAILABLE);
     expect(infer.details).toMatch(/^Model with name broken is not ready\. Failed to load: .*BF16/);
     const meta = await grpcError(f.client.call('ModelMetadata', { name: 'broken' }));
@@ -181,16 +178,12 @@ describe('server reflection', () => {
 
   it('lists the inference and health services', async () => {
     const reply = await reflect({ list_services: '*' });
-    expect((reply.list_services_response?.service ?? []).map((s) => s.name)).toEqual(
-      expect.arrayContaining(['inference.GRPCInferenceService', 'grpc.health.v1.Health']),
-    );
+    expect((reply.list_services_response?.service ?? []).map((s) => s.name)).toEqual(expect.arrayContaining(['inference.GRPCInferenceService', 'grpc.health.v1.Health']));
   });
 
   it('describes the inference service with protoc map entry names, which grpcurl requires', async () => {
     const reply = await reflect({ file_containing_symbol: 'inference.GRPCInferenceService' });
-    const files = (reply.file_descriptor_response?.file_descriptor_proto ?? []).map(
-      (b) => descriptor.FileDescriptorProto.decode(b) as unknown as IFileDescriptorProto,
-    );
+    const files = (reply.file_descriptor_response?.file_descriptor_proto ?? []).map((b) => descriptor.FileDescriptorProto.decode(b) as unknown as IFileDescriptorProto);
     const inference = files.find((f) => f.package === 'inference');
     expect(inference?.service?.map((s) => s.name)).toEqual(['GRPCInferenceService']);
     const request = inference?.messageType?.find((m) => m.name === 'ModelInferRequest');

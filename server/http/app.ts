@@ -83,8 +83,12 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     // The router's own refusals (a segment past maxParamLength, an undecodable URL) in the
     // project's shape; neither echoes the path.
     frameworkErrors: (err, _request, reply) => {
-      const kerr = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? errors.uriTooLong(MAX_PARAM_LENGTH) : errors.invalidInput('Malformed URL: a path segment is not valid percent-encoding');
-      void (reply as FastifyReply).code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
+      const kerr =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? errors.uriTooLong(MAX_PARAM_LENGTH) : errors.invalidInput('Malformed URL: a path segment is not valid percent-encoding');
+      void (reply as FastifyReply)
+        .code(kerr.httpStatus)
+        .type('application/json')
+        .send(JSON.stringify({ error: kerr.message }));
     },
     // Drain: close() waits for in-flight requests; keep-alive sockets close when idle.
     forceCloseConnections: 'idle',

@@ -33,7 +33,12 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number, max
     const buf = body as Buffer;
     const json = jsonBytes(req.headers[HEADER_LENGTH_HEADER], buf.byteLength);
     if (json > maxJsonBytes) {
-      done(errors.limitExceeded(`The JSON part of the request is ${json} bytes, larger than the limit of ${maxJsonBytes} bytes (--rest_max_json_bytes); send large tensors with the binary data extension`), undefined);
+      done(
+        errors.limitExceeded(
+          `The JSON part of the request is ${json} bytes, larger than the limit of ${maxJsonBytes} bytes (--rest_max_json_bytes); send large tensors with the binary data extension`,
+        ),
+        undefined,
+      );
       return;
     }
     // A binary-mode CloudEvent's body is its data: only its attributes are checked here.

@@ -54,7 +54,12 @@ export function clientErrorHandler(limits: ServerLimits, log: LimitLog): (err: N
     if (status === 408) {
       log.acted(
         'request_timeout',
-        { limit: '--headers_timeout_seconds/--request_timeout_seconds', headersSeconds: limits.headersTimeoutMs / 1000, requestSeconds: limits.requestTimeoutMs / 1000, transport: 'rest' },
+        {
+          limit: '--headers_timeout_seconds/--request_timeout_seconds',
+          headersSeconds: limits.headersTimeoutMs / 1000,
+          requestSeconds: limits.requestTimeoutMs / 1000,
+          transport: 'rest',
+        },
         'request not received in time: answered 408 and closed the connection',
       );
     }

@@ -5,16 +5,7 @@
  * overriding it, and requested outputs returned in request order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  HEADER_LENGTH,
-  bytesOf,
-  bytesTensor,
-  expectError,
-  json,
-  post,
-  postBinary,
-  splitBinaryResponse,
-} from '../../test/helpers/http.js';
+import { HEADER_LENGTH, bytesOf, bytesTensor, expectError, json, post, postBinary, splitBinaryResponse } from '../../test/helpers/http.js';
 import { type TestServer, makeRepository, startServer } from '../../test/helpers/server.js';
 
 interface Row {
@@ -251,11 +242,7 @@ describe('datatype round trips through identity models', () => {
     ['FP32', u8(Float32Array.of(3.4028234663852886e38, 1.401298464324817e-45, NaN, -Infinity)), [3.4028234663852886e38, 1.401298464324817e-45, null, null]],
     ['FP64', u8(Float64Array.of(Number.MAX_VALUE, 5e-324, Infinity, NaN)), [Number.MAX_VALUE, 5e-324, null, null]],
   ])('%s extremes come back as the same numbers over JSON, NaN and Infinity as null', async (datatype, raw, expected) => {
-    const r = await postBinary(
-      infer(modelOf(datatype)),
-      { inputs: [{ name: 'INPUT0', shape: [1, 4], datatype, parameters: { binary_data_size: raw.byteLength } }] },
-      [raw],
-    );
+    const r = await postBinary(infer(modelOf(datatype)), { inputs: [{ name: 'INPUT0', shape: [1, 4], datatype, parameters: { binary_data_size: raw.byteLength } }] }, [raw]);
     expect(r.status, r.text).toBe(200);
     expect((json(r) as { outputs: Array<{ data: unknown[] }> }).outputs[0]?.data).toEqual(expected);
   });
@@ -268,11 +255,9 @@ describe('datatype round trips through identity models', () => {
   });
 
   it('an FP16 output requested without binary_data is rejected with 400', async () => {
-    const r = await postBinary(
-      infer('identity_fp16'),
-      { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP16', parameters: { binary_data_size: 4 } }] },
-      [u8(Uint16Array.of(0x3c00, 0x4000))],
-    );
+    const r = await postBinary(infer('identity_fp16'), { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP16', parameters: { binary_data_size: 4 } }] }, [
+      u8(Uint16Array.of(0x3c00, 0x4000)),
+    ]);
     expectError(r, 400, /OUTPUT0.*FP16.*binary_data/);
   });
 
@@ -305,9 +290,7 @@ describe('binary tensor data extension: output selection', () => {
     expect(r.status).toBe(200);
     expect((json(r) as { outputs: Array<{ name: string }> }).outputs.map((o) => o.name)).toEqual(['OUTPUT1', 'OUTPUT0']);
     const one = await post(infer('add_sub'), { inputs, outputs: [{ name: 'OUTPUT1' }] });
-    expect((json(one) as { outputs: Array<{ name: string; data: number[] }> }).outputs).toEqual([
-      expect.objectContaining({ name: 'OUTPUT1', data: seq.map((x) => x - 1) }),
-    ]);
+    expect((json(one) as { outputs: Array<{ name: string; data: number[] }> }).outputs).toEqual([expect.objectContaining({ name: 'OUTPUT1', data: seq.map((x) => x - 1) })]);
   });
 
   it('an empty outputs list returns every output, as when it is absent', async () => {
@@ -388,9 +371,7 @@ describe('binary tensor data extension: output selection', () => {
   });
 
   it('a binary body sent without a content type is still decoded (tritonclient does this)', async () => {
-    const header = Buffer.from(
-      JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'INT32', parameters: { binary_data_size: 8 } }] }),
-    );
+    const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'INT32', parameters: { binary_data_size: 8 } }] }));
     const body = Buffer.concat([header, Buffer.from(u8(Int32Array.of(7, -7)))]);
     const res = await fetch(infer('identity_int32'), {
       method: 'POST',

@@ -48,7 +48,13 @@ describe('V2 JSON request errors', () => {
     ['a negative shape dimension', 'fp32', { inputs: [input({ shape: [-1, 2] })] }, 400, /input 'INPUT0': 'shape' must hold non-negative integers/],
     ['a shape that is not an array', 'fp32', { inputs: [input({ shape: 2 })] }, 400, /input 'INPUT0': 'shape' must be an array/],
     ['too few elements for the shape', 'fp32', { inputs: [input({ shape: [2, 2], data: [1, 2, 3] })] }, 400, /input 'INPUT0': shape \[2,2\] has 4 elements but data has 3/],
-    ['too many elements for the shape', 'fp32', { inputs: [input({ shape: [2, 2], data: [[1, 2], [3, 4], [5]] })] }, 400, /input 'INPUT0': shape \[2,2\] has 4 elements but data has 5/],
+    [
+      'too many elements for the shape',
+      'fp32',
+      { inputs: [input({ shape: [2, 2], data: [[1, 2], [3, 4], [5]] })] },
+      400,
+      /input 'INPUT0': shape \[2,2\] has 4 elements but data has 5/,
+    ],
     ['a string element in FP32 data', 'fp32', { inputs: [input({ data: [1, 'a'] })] }, 400, /input 'INPUT0': element 1 is string "a", which is not a valid FP32 value/],
     ['a null element', 'fp32', { inputs: [input({ data: [null, 1] })] }, 400, /input 'INPUT0': element 0 is null, which is not a valid FP32 value/],
     ['a bool element in FP32 data', 'fp32', { inputs: [input({ data: [1, true] })] }, 400, /element 1 is boolean true, which is not a valid FP32 value/],
@@ -60,21 +66,60 @@ describe('V2 JSON request errors', () => {
     ['a fraction for INT64', 'i64', { inputs: [input({ datatype: 'INT64', data: [0, 2.5] })] }, 400, /element 1 is number 2.5, which is not a valid INT64 value/],
     // JSON numbers are doubles: beyond 2^53 the value the client meant is already lost.
     ['an INT64 beyond 2^53', 'i64', '{"inputs":[{"name":"INPUT0","shape":[1,1],"datatype":"INT64","data":[9007199254740993]}]}', 400, /element 0 .*INT64.*binary/],
-    ['a datatype other than the model input\'s', 'fp32', { inputs: [input({ datatype: 'INT32' })] }, 400, /input 'INPUT0': datatype INT32 does not match the model's FP32/],
-    ['a shape other than a static model input\'s', 'static', { inputs: [input({ shape: [3, 2], data: [1, 2, 3, 4, 5, 6] })] }, 400, /input 'INPUT0': shape \[3,2\] does not match the model's \[2,3\]/],
-    ['a rank other than the model input\'s', 'static', { inputs: [input({ shape: [6], data: [1, 2, 3, 4, 5, 6] })] }, 400, /input 'INPUT0': shape \[6\] does not match the model's \[2,3\]/],
-    ['a rank other than a dynamic model input\'s', 'fp32', { inputs: [input({ shape: [2], data: [1, 2] })] }, 400, /input 'INPUT0': shape \[2\] does not match the model's \[-1,-1\]/],
-    ['a wrong fixed dimension', 'add_sub', { inputs: [input({ shape: [1, 2] }), input({ name: 'INPUT1', shape: [1, 16], data: ones16 })] }, 400, /input 'INPUT0': shape \[1,2\] does not match the model's \[-1,16\]/],
+    ["a datatype other than the model input's", 'fp32', { inputs: [input({ datatype: 'INT32' })] }, 400, /input 'INPUT0': datatype INT32 does not match the model's FP32/],
+    [
+      "a shape other than a static model input's",
+      'static',
+      { inputs: [input({ shape: [3, 2], data: [1, 2, 3, 4, 5, 6] })] },
+      400,
+      /input 'INPUT0': shape \[3,2\] does not match the model's \[2,3\]/,
+    ],
+    [
+      "a rank other than the model input's",
+      'static',
+      { inputs: [input({ shape: [6], data: [1, 2, 3, 4, 5, 6] })] },
+      400,
+      /input 'INPUT0': shape \[6\] does not match the model's \[2,3\]/,
+    ],
+    [
+      "a rank other than a dynamic model input's",
+      'fp32',
+      { inputs: [input({ shape: [2], data: [1, 2] })] },
+      400,
+      /input 'INPUT0': shape \[2\] does not match the model's \[-1,-1\]/,
+    ],
+    [
+      'a wrong fixed dimension',
+      'add_sub',
+      { inputs: [input({ shape: [1, 2] }), input({ name: 'INPUT1', shape: [1, 16], data: ones16 })] },
+      400,
+      /input 'INPUT0': shape \[1,2\] does not match the model's \[-1,16\]/,
+    ],
     ['an unknown input', 'fp32', { inputs: [input({ name: 'NOPE' })] }, 400, /Unexpected input 'NOPE' for model fp32; expected inputs: INPUT0/],
     ['a missing input', 'add_sub', { inputs: [input({ shape: [1, 16], data: ones16 })] }, 400, /model add_sub requires input 'INPUT1'/],
     ['the same input twice', 'fp32', { inputs: [input(), input()] }, 400, /input 'INPUT0' appears more than once/],
     ['an unknown requested output', 'fp32', { inputs: [input()], outputs: [{ name: 'NOPE' }] }, 400, /Unexpected inference output 'NOPE' for model fp32/],
-    ['an output requested twice', 'add_sub', { inputs: [input({ shape: [1, 16], data: ones16 }), input({ name: 'INPUT1', shape: [1, 16], data: ones16 })], outputs: [{ name: 'OUTPUT0' }, { name: 'OUTPUT1' }, { name: 'OUTPUT0' }] }, 400, /output 'OUTPUT0' is requested more than once/],
+    [
+      'an output requested twice',
+      'add_sub',
+      {
+        inputs: [input({ shape: [1, 16], data: ones16 }), input({ name: 'INPUT1', shape: [1, 16], data: ones16 })],
+        outputs: [{ name: 'OUTPUT0' }, { name: 'OUTPUT1' }, { name: 'OUTPUT0' }],
+      },
+      400,
+      /output 'OUTPUT0' is requested more than once/,
+    ],
     ['a requested output without a name', 'fp32', { inputs: [input()], outputs: [{}] }, 400, /outputs\[0\]: 'name' must be a string/],
     ['nested request parameters', 'fp32', { inputs: [input()], parameters: { a: { b: 1 } } }, 400, /request: parameter 'a' must be a string, number or boolean/],
     ['array input parameters', 'fp32', { inputs: [input({ parameters: { a: [1] } })] }, 400, /input 'INPUT0': parameter 'a' must be a string, number or boolean, not an array/],
     ['an id that is not a string', 'fp32', { id: 7, inputs: [input()] }, 400, /'id' must be a string/],
-    ['binary_data_size without a binary part', 'fp32', { inputs: [input({ data: undefined, parameters: { binary_data_size: 8 } })] }, 400, /input 'INPUT0' has binary_data_size but the request has no binary part/],
+    [
+      'binary_data_size without a binary part',
+      'fp32',
+      { inputs: [input({ data: undefined, parameters: { binary_data_size: 8 } })] },
+      400,
+      /input 'INPUT0' has binary_data_size but the request has no binary part/,
+    ],
   ])('%s', async (_what, model, body, status, message) => {
     expectError(await post(url(model), body, { 'content-type': 'application/json' }), status, message);
   });
@@ -129,8 +174,20 @@ describe('V2 binary extension errors', () => {
   });
 
   it.each<[string, object, Uint8Array[], ((len: number, total: number) => string) | undefined, RegExp]>([
-    ['binary_data_size past the end of the body (truncated)', { inputs: [binInput(16)] }, [f32(2)], undefined, /input 'INPUT0': binary_data_size 16 runs past the end of the body \(8 bytes left\)/],
-    ['a header length past the body', { inputs: [binInput(16)] }, [f32(4)], (_l, total) => String(total + 1), /inference-header-content-length header is \d+ but the request body has only \d+ bytes/],
+    [
+      'binary_data_size past the end of the body (truncated)',
+      { inputs: [binInput(16)] },
+      [f32(2)],
+      undefined,
+      /input 'INPUT0': binary_data_size 16 runs past the end of the body \(8 bytes left\)/,
+    ],
+    [
+      'a header length past the body',
+      { inputs: [binInput(16)] },
+      [f32(4)],
+      (_l, total) => String(total + 1),
+      /inference-header-content-length header is \d+ but the request body has only \d+ bytes/,
+    ],
     ['a non-integer header length', { inputs: [binInput(16)] }, [f32(4)], () => 'abc', /inference-header-content-length header must be a non-negative integer, got 'abc'/],
     ['a fractional header length', { inputs: [binInput(16)] }, [f32(4)], (l) => `${l}.5`, /header must be a non-negative integer/],
     ['a negative header length', { inputs: [binInput(16)] }, [f32(4)], () => '-3', /header must be a non-negative integer/],
@@ -148,10 +205,7 @@ describe('V2 binary extension errors', () => {
     ['a truncated BYTES length prefix', Buffer.concat([bytesTensor(['ab']), Buffer.from([1, 0])]), /input 'INPUT0': BYTES data ends after 1 of 2 elements/],
     ['trailing bytes after the BYTES elements', Buffer.concat([bytesTensor(['a', 'b']), Buffer.from([9])]), /input 'INPUT0': 1 unexpected trailing bytes after 2 BYTES elements/],
   ])('%s', async (_what, raw, message) => {
-    const { body, headerLength } = binaryBody(
-      { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'BYTES', parameters: { binary_data_size: raw.byteLength } }] },
-      [raw],
-    );
+    const { body, headerLength } = binaryBody({ inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'BYTES', parameters: { binary_data_size: raw.byteLength } }] }, [raw]);
     const r = await post(url('bytes'), body, { [HEADER_LENGTH]: String(headerLength) });
     expectError(r, 400, message);
   });

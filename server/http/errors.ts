@@ -28,10 +28,16 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
     }
     // Load shedding: the client may retry, after a moment.
     if (kerr.kind === 'ModelOverloaded' || kerr.kind === 'ServerBusy') void reply.header('retry-after', '1');
-    void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
+    void reply
+      .code(kerr.httpStatus)
+      .type('application/json')
+      .send(JSON.stringify({ error: kerr.message }));
   });
   app.setNotFoundHandler((request, reply) => {
     const kerr = errors.routeNotFound(request.method, pathOf(request.url));
-    void reply.code(kerr.httpStatus).type('application/json').send(JSON.stringify({ error: kerr.message }));
+    void reply
+      .code(kerr.httpStatus)
+      .type('application/json')
+      .send(JSON.stringify({ error: kerr.message }));
   });
 }

@@ -39,7 +39,11 @@ export function collectRoutes(app: FastifyInstance): MethodRoutes {
           schema: { hide: true },
           handler: async (request, reply) => {
             const err = errors.methodNotAllowed(request.method, request.url, allow);
-            return reply.code(err.httpStatus).header('allow', allow).type('application/json').send(JSON.stringify({ error: err.message }));
+            return reply
+              .code(err.httpStatus)
+              .header('allow', allow)
+              .type('application/json')
+              .send(JSON.stringify({ error: err.message }));
           },
         });
       }

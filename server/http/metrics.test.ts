@@ -45,9 +45,7 @@ describe('GET /metrics', () => {
       const sum = `request_${stage}_seconds_sum`;
       expect(metricValue(after, sum, { model_name: 'm' })).toBeGreaterThan(metricValue(before, sum, { model_name: 'm' }));
     }
-    expect(metricValue(after, 'request_predict_seconds_bucket', { model_name: 'm', le: '+Inf' })).toBe(
-      metricValue(after, 'request_predict_seconds_count', { model_name: 'm' }),
-    );
+    expect(metricValue(after, 'request_predict_seconds_bucket', { model_name: 'm', le: '+Inf' })).toBe(metricValue(after, 'request_predict_seconds_count', { model_name: 'm' }));
   });
 
   it('counts requests by model, protocol and status code, errors included', async () => {
@@ -60,10 +58,7 @@ describe('GET /metrics', () => {
     expectError(await post(`${t.url}/v2/models/m/infer`, '{bad', { 'content-type': 'application/json' }), 400);
     expectError(await post(`${t.url}/v2/models/m/infer`, { inputs: [{ ...ok.inputs[0], datatype: 'INT32' }] }), 400);
     expectError(await post(`${t.url}/v2/models/m/versions/9/infer`, ok), 404);
-    expectError(
-      await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 600], datatype: 'FP32', data: Array(600).fill(1.25) }] }),
-      413,
-    );
+    expectError(await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 600], datatype: 'FP32', data: Array(600).fill(1.25) }] }), 413);
     expect((await post(`${t.url}/v1/models/m:predict`, { instances: [[1, 2]] })).status).toBe(200);
     expectError(await post(`${t.url}/v1/models/m:predict`, { instances: 'x' }), 400);
     expectError(await post(`${t.url}/v1/models/m:explain`, { instances: [[1]] }), 501);

@@ -232,11 +232,7 @@ describe('a repository with broken models', () => {
   it('max_batch_size from config.pbtxt is enforced', async () => {
     const rows = (n: number) => Array.from({ length: n }, () => [1, 2]);
     expect((await post(`${t.url}/v2/models/batched/infer`, fp32(rows(4)))).status).toBe(200);
-    expectError(
-      await post(`${t.url}/v2/models/batched/infer`, fp32(rows(5))),
-      400,
-      /input 'INPUT0': batch size 5 exceeds the model's max_batch_size 4/,
-    );
+    expectError(await post(`${t.url}/v2/models/batched/infer`, fp32(rows(5))), 400, /input 'INPUT0': batch size 5 exceeds the model's max_batch_size 4/);
     expectError(await post(`${t.url}/v1/models/batched:predict`, { instances: rows(5) }), 400, /max_batch_size 4/);
   });
 

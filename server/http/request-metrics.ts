@@ -15,10 +15,7 @@ interface InferenceTag {
 const tags = new WeakMap<FastifyRequest, InferenceTag>();
 
 /** Route-level onRequest hook marking the request as an inference for the model `modelOf` names. */
-export function tagInference(
-  protocol: Protocol,
-  modelOf: (request: FastifyRequest) => string | undefined,
-): onRequestHookHandler {
+export function tagInference(protocol: Protocol, modelOf: (request: FastifyRequest) => string | undefined): onRequestHookHandler {
   return (request, _reply, done) => {
     const model = modelOf(request);
     if (model !== undefined) tags.set(request, { model, protocol });
@@ -30,11 +27,7 @@ export function tagInference(
  * Requests for models the server does not know are not counted: model names come from
  * clients, and each new label value would be a new series kept for the process lifetime.
  */
-export function registerRequestMetrics(
-  app: FastifyInstance,
-  metrics: Metrics,
-  isKnownModel: (name: string) => boolean,
-): void {
+export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics, isKnownModel: (name: string) => boolean): void {
   app.addHook('onResponse', (request, reply, done) => {
     const tag = tags.get(request);
     if (tag !== undefined && isKnownModel(tag.model)) metrics.countRequest(tag.model, tag.protocol, reply.statusCode);

@@ -9,7 +9,10 @@ export function repositoryRoutes(ctx: HttpContext) {
   const { dataplane } = ctx;
   const result = (verb: string) => ({ type: 'object', properties: { name: { type: 'string' }, [verb]: { type: 'boolean' } } });
   const load = { schema: { summary: 'Load or reload a model', params: modelParams }, config: { docs: docs.okOrModelError(result('load')) } };
-  const unload = { schema: { summary: 'Unload a model', params: modelParams }, config: { docs: { responses: { ...docs.ok(result('unload')).responses, 404: docs.err('Unknown model') } } } };
+  const unload = {
+    schema: { summary: 'Unload a model', params: modelParams },
+    config: { docs: { responses: { ...docs.ok(result('unload')).responses, 404: docs.err('Unknown model') } } },
+  };
   const index = { schema: { summary: 'Repository index (Triton)' }, config: { docs: docs.ok({ type: 'array', items: docs.ref('RepositoryEntry') }) } };
   return async (app: FastifyInstance): Promise<void> => {
     app.post<NameParams>('/v2/repository/models/:name/load', load, async (req) => {

@@ -52,7 +52,10 @@ export function v1Routes(ctx: HttpContext) {
     });
 
     // TF Serving's signature metadata, for the dialects that have it (404 for the others).
-    const metadataRoute = { schema: { summary: "TF Serving's signature metadata (TensorFlow models)", params: modelParams }, config: { docs: docs.okOrModelError({ type: 'object' }) } };
+    const metadataRoute = {
+      schema: { summary: "TF Serving's signature metadata (TensorFlow models)", params: modelParams },
+      config: { docs: docs.okOrModelError({ type: 'object' }) },
+    };
     app.get<NameParams>('/v1/models/:name/metadata', metadataRoute, async (req) => {
       const model = dataplane.modelView(req.params.name);
       const dialect = v1DialectFor(model.platform);

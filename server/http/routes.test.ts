@@ -141,7 +141,12 @@ describe('REST routes on a ready server', () => {
   });
 
   it('V1 stacks several instances into the batch dimension', async () => {
-    const r = await post(`${t.url}/v1/models/simple:predict`, { instances: [[1, 2, 3], [4, 5, 6]] });
+    const r = await post(`${t.url}/v1/models/simple:predict`, {
+      instances: [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    });
     expect(r.text).toBe('{"predictions":[[1,2,3],[4,5,6]]}');
   });
 
@@ -186,9 +191,7 @@ describe('REST routes on a ready server', () => {
     expect(r.status).toBe(200);
     const doc = json(r) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/', '/v2/models/{name}/infer', '/v2/repository/models/{name}/load', '/v1/models/{name}:predict']),
-    );
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/', '/v2/models/{name}/infer', '/v2/repository/models/{name}/load', '/v1/models/{name}:predict']));
   });
 
   it('GET /openapi.json is generated from the routes: their parameters, headers and documented bodies, no 405 stand-ins', async () => {

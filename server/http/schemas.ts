@@ -34,7 +34,10 @@ export const inferHeaders = {
 } as const;
 
 /** A params or headers schema as OpenAPI parameters. */
-function openApiParameters(where: 'path' | 'header', schema: { readonly properties: Record<string, { readonly type: string; readonly description?: string }>; readonly required?: readonly string[] }): object[] {
+function openApiParameters(
+  where: 'path' | 'header',
+  schema: { readonly properties: Record<string, { readonly type: string; readonly description?: string }>; readonly required?: readonly string[] },
+): object[] {
   return Object.entries(schema.properties).map(([name, p]) => ({
     name,
     in: where,
@@ -87,7 +90,10 @@ export const docs = {
       ...inferErrors,
     },
   }),
-  predictV1: { requestBody: { required: true, content: { 'application/json': { schema: ref('V1Request') } } }, responses: { 200: json(ref('V1Response')), ...inferErrors } } as RouteDocs,
+  predictV1: {
+    requestBody: { required: true, content: { 'application/json': { schema: ref('V1Request') } } },
+    responses: { 200: json(ref('V1Response')), ...inferErrors },
+  } as RouteDocs,
   explainV1: { responses: { 501: err('The model does not support explain'), ...modelErrors } } as RouteDocs,
   text: (description: string): RouteDocs => ({ responses: { 200: { description } } }),
   ref,

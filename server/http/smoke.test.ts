@@ -11,7 +11,13 @@ describe('iris demo model over REST', () => {
   it('predicts V1 instances as the trained classifier does', async () => {
     const res = await fetch(`${t.url}/v1/models/iris:predict`, {
       method: 'POST',
-      body: JSON.stringify({ instances: [[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2], [6.3, 3.3, 6.0, 2.5]] }),
+      body: JSON.stringify({
+        instances: [
+          [6.8, 2.8, 4.8, 1.4],
+          [5.1, 3.5, 1.4, 0.2],
+          [6.3, 3.3, 6.0, 2.5],
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');

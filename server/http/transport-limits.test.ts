@@ -44,14 +44,23 @@ describe('REST transport limits', () => {
   beforeAll(async () => {
     repo = makeRepository({ m: 'identity_fp32' });
     log = logLines();
-    t = await startServer([
-      '--model_repository', repo.dir,
-      '--max_header_bytes', '2048',
-      '--headers_timeout_seconds', '1',
-      '--request_timeout_seconds', '2',
-      '--rest_max_json_bytes', '4096',
-      '--max_connections', '64',
-    ], { logger: log.logger });
+    t = await startServer(
+      [
+        '--model_repository',
+        repo.dir,
+        '--max_header_bytes',
+        '2048',
+        '--headers_timeout_seconds',
+        '1',
+        '--request_timeout_seconds',
+        '2',
+        '--rest_max_json_bytes',
+        '4096',
+        '--max_connections',
+        '64',
+      ],
+      { logger: log.logger },
+    );
   });
   afterAll(async () => {
     await t.close();
@@ -218,7 +227,8 @@ it('an idle gRPC connection is closed after --grpc_max_connection_idle_seconds',
     expect(ch.getConnectivityState(false)).toBe(grpc.connectivityState.READY);
     // Bounded: a server that never closes it fails this as a timeout.
     const state = await waitFor(
-      () => new Promise<grpc.connectivityState>((resolve) => ch.watchConnectivityState(grpc.connectivityState.READY, Date.now() + 1000, () => resolve(ch.getConnectivityState(false)))),
+      () =>
+        new Promise<grpc.connectivityState>((resolve) => ch.watchConnectivityState(grpc.connectivityState.READY, Date.now() + 1000, () => resolve(ch.getConnectivityState(false)))),
       { until: (s) => s !== grpc.connectivityState.READY, timeoutMs: 60_000, intervalMs: 0, description: 'the idle connection to leave READY' },
     );
     expect(state).not.toBe(grpc.connectivityState.READY);
@@ -279,7 +289,11 @@ it('the configured --max_tensor_elements reaches every transport: V2, V1 and gRP
   const t = await startServer(['--model_repository', repo.dir, '--max_tensor_elements', '4'], { grpc: true });
   const c = grpcClient(t.grpcAddress as string);
   try {
-    expectError(await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 5], data: [1, 2, 3, 4, 5] }] }), 413, /at most 4 are allowed per request \(limit --max_tensor_elements\)/);
+    expectError(
+      await post(`${t.url}/v2/models/m/infer`, { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 5], data: [1, 2, 3, 4, 5] }] }),
+      413,
+      /at most 4 are allowed per request \(limit --max_tensor_elements\)/,
+    );
     expectError(await post(`${t.url}/v1/models/m:predict`, { instances: [[1, 2, 3, 4, 5]] }), 413, /at most 4 are allowed/);
     const err = await c.infer({ model_name: 'm', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: ['1', '5'], contents: { fp32_contents: [1, 2, 3, 4, 5] } }] }).then(
       () => undefined,

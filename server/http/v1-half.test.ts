@@ -17,7 +17,12 @@ describe('V1 predict on an FP16 model', () => {
   it('rounds inputs to half precision and returns them as numbers', async () => {
     const res = await fetch(`${t.url}/v1/models/half:predict`, {
       method: 'POST',
-      body: JSON.stringify({ instances: [[0.5, 6.8, -2], [65504, 1e-8, 3]] }),
+      body: JSON.stringify({
+        instances: [
+          [0.5, 6.8, -2],
+          [65504, 1e-8, 3],
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     // 6.8 is 6.80078125 in FP16 (0x46cd); 1e-8 underflows to 0.

@@ -46,7 +46,10 @@ async function open(flowers: number[][]) {
 
 describe('Pipeline.stream', () => {
   it('encodes each answer as it comes and holds the version until the sequence ends', async () => {
-    const { server, iterator } = await open([[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]]);
+    const { server, iterator } = await open([
+      [6.8, 2.8, 4.8, 1.4],
+      [5.1, 3.5, 1.4, 0.2],
+    ]);
     const events: string[] = [];
     expect((await iterator.next()).value).toEqual({ body: '[1]', contentType: 'application/json' });
     const unloaded = server.repository.unload('iris').then(() => events.push('unloaded'));
@@ -59,7 +62,10 @@ describe('Pipeline.stream', () => {
   });
 
   it('releases the version when the consumer stops early', async () => {
-    const { server, iterator } = await open([[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]]);
+    const { server, iterator } = await open([
+      [6.8, 2.8, 4.8, 1.4],
+      [5.1, 3.5, 1.4, 0.2],
+    ]);
     expect((await iterator.next()).done).toBe(false);
     const events: string[] = [];
     const unloaded = server.repository.unload('iris').then(() => events.push('unloaded'));

@@ -53,7 +53,12 @@ export const infer: Verb<InferResponse> = {
     validate(served, model, request, sig.io);
     // An empty `outputs` list asks for every output, as in the anchor (`if request_outputs:`).
     const requested = request.outputs !== undefined && request.outputs.length > 0 ? request.outputs : sig.io.outputs;
-    const outputs = await served.instance.infer(request.inputs, requested.map((o) => o.name), sig.name, context);
+    const outputs = await served.instance.infer(
+      request.inputs,
+      requested.map((o) => o.name),
+      sig.name,
+      context,
+    );
     const response = { id, modelName: model.name, modelVersion: served.version, outputs };
     return context.responseParameters === undefined ? response : { ...response, parameters: context.responseParameters };
   },

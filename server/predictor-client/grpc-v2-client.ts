@@ -105,7 +105,14 @@ export function grpcV2Client(config: Required<PredictorConfig>): PredictorClient
           control.dispose();
         }
         try {
-          const decoded = decodeGrpcInferRequest({ model_name: res.model_name, id: res.id, parameters: res.parameters, inputs: res.outputs, outputs: [], raw_input_contents: res.raw_output_contents });
+          const decoded = decodeGrpcInferRequest({
+            model_name: res.model_name,
+            id: res.id,
+            parameters: res.parameters,
+            inputs: res.outputs,
+            outputs: [],
+            raw_input_contents: res.raw_output_contents,
+          });
           return { modelName: res.model_name || request.modelName, id: res.id || undefined, parameters: decoded.request.parameters, outputs: [...decoded.request.inputs], headers };
         } catch (err) {
           throw errors.predictorError(target, `malformed answer: ${(err as Error).message}`);

@@ -61,7 +61,14 @@ export class HttpForwarder {
    * non-2xx answer becomes its kind with the predictor's message). `modelName` names the
    * request in a Cancelled error.
    */
-  async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: Buffer | undefined, signal: ClientSignal | undefined, modelName = ''): Promise<HttpAnswer> {
+  async send(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    signal: ClientSignal | undefined,
+    modelName = '',
+  ): Promise<HttpAnswer> {
     const attempts = 1 + this.#config.retries;
     for (let attempt = 1; ; attempt++) {
       const control = new AttemptControl(this.#config.requestTimeoutSeconds * 1000, signal);
@@ -94,7 +101,13 @@ export class HttpForwarder {
    * One POST, no retry, any status back; `timeoutSeconds` bounds the whole exchange (the
    * config's when absent; Infinity: none), `signal` cancels it. Never rejects.
    */
-  async exchange(path: string, headers: Record<string, string>, body: Buffer, signal: AbortSignal | undefined, timeoutSeconds = this.#config.requestTimeoutSeconds): Promise<Exchange> {
+  async exchange(
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer,
+    signal: AbortSignal | undefined,
+    timeoutSeconds = this.#config.requestTimeoutSeconds,
+  ): Promise<Exchange> {
     const control = new AttemptControl(timeoutSeconds * 1000, signal);
     const phase = { headersArrived: false };
     try {
@@ -108,7 +121,14 @@ export class HttpForwarder {
     }
   }
 
-  async #once(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, phase?: { headersArrived: boolean }): Promise<HttpAnswer> {
+  async #once(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    signal: AbortSignal,
+    phase?: { headersArrived: boolean },
+  ): Promise<HttpAnswer> {
     // The attempt's own timer bounds the whole exchange; undici's per-phase timers are off.
     const res = await this.#pool.request({ method, path, headers, body, signal, headersTimeout: 0, bodyTimeout: 0 });
     if (phase !== undefined) phase.headersArrived = true;
@@ -130,7 +150,9 @@ export class HttpForwarder {
         }
         if (!account.take((chunk as Buffer).byteLength)) {
           res.body.destroy();
-          throw errors.serverBusy(`the transformer already holds ${this.#answers.held} bytes of predictor answers (limit --predictor_max_inflight_answer_bytes ${this.#answers.maxBytes})`);
+          throw errors.serverBusy(
+            `the transformer already holds ${this.#answers.held} bytes of predictor answers (limit --predictor_max_inflight_answer_bytes ${this.#answers.maxBytes})`,
+          );
         }
         chunks.push(chunk as Buffer);
       }

@@ -43,7 +43,12 @@ export const PREDICTOR_FLAGS: readonly FlagSpec[] = [
   { name: 'predictor_request_timeout_seconds', kind: 'int', dflt: String(DEFAULT_PREDICTOR_TIMEOUT_SECONDS), help: 'limit of one forwarded request (seconds)' },
   { name: 'predictor_request_retries', kind: 'int', dflt: '0', help: 'further attempts when the predictor could not be reached or answered 503 / UNAVAILABLE' },
   { name: 'enable_predictor_health_check', kind: 'bool', dflt: 'false', help: "the model is ready only while the predictor's server is" },
-  { name: 'predictor_max_inflight_answer_bytes', kind: 'int', dflt: String(DEFAULT_MAX_INFLIGHT_ANSWER_BYTES), help: 'REST answer bytes a transformer reads from its predictor at once over all requests; beyond it 503 (0 = no limit)' },
+  {
+    name: 'predictor_max_inflight_answer_bytes',
+    kind: 'int',
+    dflt: String(DEFAULT_MAX_INFLIGHT_ANSWER_BYTES),
+    help: 'REST answer bytes a transformer reads from its predictor at once over all requests; beyond it 503 (0 = no limit)',
+  },
 ];
 
 function isProtocol(value: string): value is PredictorProtocol {
@@ -60,7 +65,8 @@ export function predictorConfigFrom(flags: Flags): PredictorConfig | undefined {
   // The shared parser refuses negative integers already.
   const retries = flags.int('predictor_request_retries');
   if (host === '') return undefined;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host) || host.includes('/')) throw new FlagError(`--predictor_host is HOST[:PORT] without a scheme or path (use --predictor_use_ssl for https); got '${host}'`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host) || host.includes('/'))
+    throw new FlagError(`--predictor_host is HOST[:PORT] without a scheme or path (use --predictor_use_ssl for https); got '${host}'`);
   return Object.freeze({
     host,
     protocol: given,

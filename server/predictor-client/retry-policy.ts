@@ -32,9 +32,13 @@ export function isConnectError(err: unknown): boolean {
 export function backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, BACKOFF_MS * attempt);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

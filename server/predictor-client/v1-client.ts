@@ -60,7 +60,13 @@ export function v1Client(config: Required<PredictorConfig>): PredictorClient {
       }
       const predictions = (doc as { predictions?: unknown } | null)?.predictions;
       if (!Array.isArray(predictions)) throw errors.predictorError(http.target, "answer has no 'predictions' list");
-      return { modelName: request.modelName, id: request.id, parameters: undefined, outputs: [predictionsTensor(http.target, predictions)], headers: returnedHeaders(answer.headers) };
+      return {
+        modelName: request.modelName,
+        id: request.id,
+        parameters: undefined,
+        outputs: [predictionsTensor(http.target, predictions)],
+        headers: returnedHeaders(answer.headers),
+      };
     },
     ready: () => http.ok('/'),
     close: () => http.close(),

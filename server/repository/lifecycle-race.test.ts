@@ -76,23 +76,27 @@ async function cycle(c: ReturnType<typeof grpcClient>): Promise<string[]> {
   return out;
 }
 
-it(`${CYCLES} overlapping load/unload/infer cycles: no 5xx but "not ready", no leaked worker or fd`, async () => {
-  const c = grpcClient(t.grpcAddress as string);
-  try {
-    await cycle(c); // warm-up: first-use allocations (pools, channels) are not leaks
-    const before = { threads: threads(), fds: fds(), rss: rssMb() };
-    const outcomes = new Map<string, number>();
-    for (let i = 0; i < CYCLES; i++) for (const o of await cycle(c)) outcomes.set(o, (outcomes.get(o) ?? 0) + 1);
-    // Worker threads end asynchronously after their model is freed: wait (bounded) for them.
-    for (let i = 0; i < 200 && (threads() > before.threads || fds() > before.fds); i++) await new Promise((r) => setTimeout(r, 50));
-    const after = { threads: threads(), fds: fds(), rss: rssMb() };
-    console.log(`lifecycle race: ${CYCLES} cycles, outcomes ${JSON.stringify(Object.fromEntries(outcomes))}, before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
-    const allowed = new Set(['200', '404', '503', 'grpc OK', 'grpc 14', 'grpc 5']);
-    expect([...outcomes.keys()].filter((o) => !allowed.has(o))).toEqual([]);
-    // One model is loaded before and after: one session and its worker, whatever happened between.
-    expect(after.threads).toBeLessThanOrEqual(before.threads);
-    expect(after.fds).toBeLessThanOrEqual(before.fds);
-  } finally {
-    c.close();
-  }
-}, 120_000 + CYCLES * 6_000);
+it(
+  `${CYCLES} overlapping load/unload/infer cycles: no 5xx but "not ready", no leaked worker or fd`,
+  async () => {
+    const c = grpcClient(t.grpcAddress as string);
+    try {
+      await cycle(c); // warm-up: first-use allocations (pools, channels) are not leaks
+      const before = { threads: threads(), fds: fds(), rss: rssMb() };
+      const outcomes = new Map<string, number>();
+      for (let i = 0; i < CYCLES; i++) for (const o of await cycle(c)) outcomes.set(o, (outcomes.get(o) ?? 0) + 1);
+      // Worker threads end asynchronously after their model is freed: wait (bounded) for them.
+      for (let i = 0; i < 200 && (threads() > before.threads || fds() > before.fds); i++) await new Promise((r) => setTimeout(r, 50));
+      const after = { threads: threads(), fds: fds(), rss: rssMb() };
+      console.log(`lifecycle race: ${CYCLES} cycles, outcomes ${JSON.stringify(Object.fromEntries(outcomes))}, before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
+      const allowed = new Set(['200', '404', '503', 'grpc OK', 'grpc 14', 'grpc 5']);
+      expect([...outcomes.keys()].filter((o) => !allowed.has(o))).toEqual([]);
+      // One model is loaded before and after: one session and its worker, whatever happened between.
+      expect(after.threads).toBeLessThanOrEqual(before.threads);
+      expect(after.fds).toBeLessThanOrEqual(before.fds);
+    } finally {
+      c.close();
+    }
+  },
+  120_000 + CYCLES * 6_000,
+);

@@ -42,7 +42,10 @@ export interface ServedVersion {
 class Generation {
   inflight = 0;
   #waiters: Array<() => void> = [];
-  constructor(readonly versions: ReadonlyMap<string, ServedVersion>, readonly defaultVersion: ServedVersion) {}
+  constructor(
+    readonly versions: ReadonlyMap<string, ServedVersion>,
+    readonly defaultVersion: ServedVersion,
+  ) {}
 
   release(): void {
     this.inflight--;

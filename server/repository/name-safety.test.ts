@@ -34,12 +34,9 @@ describe('the repository source', () => {
     expect(await repositorySource(repo.dir).list()).toEqual(['alias', 'm']);
   });
 
-  it.each(['..', '../m', '/etc', 'm/../..', 'a\\..\\..', 'm\u0000', '.data', 'escape', 'root', '../../tmp', '']) (
-    'refuses %j',
-    async (name) => {
-      expect(await repositorySource(repo.dir).locate(name)).toBeUndefined();
-    },
-  );
+  it.each(['..', '../m', '/etc', 'm/../..', 'a\\..\\..', 'm\u0000', '.data', 'escape', 'root', '../../tmp', ''])('refuses %j', async (name) => {
+    expect(await repositorySource(repo.dir).locate(name)).toBeUndefined();
+  });
 
   it('finds a model by its name and through a link inside the root', async () => {
     expect(await repositorySource(repo.dir).locate('m')).toBe(path.join(repo.dir, 'm'));
@@ -58,7 +55,9 @@ describe('over REST and gRPC', () => {
     'loading or inferring %s is a client error (404 / 414), not a 500',
     async (name) => {
       for (const p of [`/v2/repository/models/${name}/load`, `/v2/models/${name}/infer`, `/v2/models/${name}/ready`]) {
-        const r = p.endsWith('/ready') ? await fetch(`${t.url}${p}`).then(async (res) => ({ status: res.status, headers: res.headers, text: await res.text(), bytes: Buffer.alloc(0) })) : await post(`${t.url}${p}`, { inputs: [] });
+        const r = p.endsWith('/ready')
+          ? await fetch(`${t.url}${p}`).then(async (res) => ({ status: res.status, headers: res.headers, text: await res.text(), bytes: Buffer.alloc(0) }))
+          : await post(`${t.url}${p}`, { inputs: [] });
         expect(r.status, `${p}: ${r.text}`).toBeGreaterThanOrEqual(400);
         expect(r.status, `${p}: ${r.text}`).toBeLessThan(500);
         if (r.status === 404) expectError(r, 404, /does not exist|not found/);

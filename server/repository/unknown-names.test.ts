@@ -50,7 +50,9 @@ it('loads and inferences of 300 unknown names over REST and gRPC: all 404 / NOT_
         Array.from({ length: 20 }, (_, j) => `ghost${i + j}`).flatMap((n) => [
           post(`${t.url}/v2/repository/models/${n}/load`).then((r) => `load ${r.status}`),
           post(`${t.url}/v2/models/${n}/infer`, body).then((r) => `rest ${r.status}`),
-          grpcError(c.infer({ model_name: n, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: ['1', '2'], contents: { fp32_contents: [1, 2] } }] })).then((e) => `grpc ${e.code}`),
+          grpcError(c.infer({ model_name: n, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: ['1', '2'], contents: { fp32_contents: [1, 2] } }] })).then(
+            (e) => `grpc ${e.code}`,
+          ),
           grpcError(c.call('RepositoryModelLoad', { model_name: n })).then((e) => `grpc-load ${e.code}`),
         ]),
       );

@@ -36,7 +36,13 @@ export interface RequestLoggerConfig {
 }
 
 export const LOGGER_FLAGS: readonly FlagSpec[] = [
-  { name: 'logger_url', kind: 'string', dflt: '', placeholder: 'URL', help: "POST each inference's request and/or response as a CloudEvent here, as KServe's agent logger (empty: off)" },
+  {
+    name: 'logger_url',
+    kind: 'string',
+    dflt: '',
+    placeholder: 'URL',
+    help: "POST each inference's request and/or response as a CloudEvent here, as KServe's agent logger (empty: off)",
+  },
   { name: 'logger_mode', kind: 'string', dflt: 'all', placeholder: 'MODE', help: 'what the logger sends: all, request or response' },
   { name: 'logger_metadata_headers', kind: 'list', dflt: '', placeholder: 'NAME,NAME', help: "request headers carried in the events' metadata extension" },
   { name: 'logger_inference_service', kind: 'string', dflt: '', placeholder: 'NAME', help: 'ce-inferenceservicename of logged events' },

@@ -16,13 +16,7 @@ const SAW_ABORT = 1;
 const GATE = 2;
 const COUNT = 3;
 
-export type LoopJob =
-  | { readonly op: 'watch' }
-  | { readonly op: 'block' }
-  | { readonly op: 'wait' }
-  | { readonly op: 'open' }
-  | { readonly op: 'count' }
-  | { readonly op: 'exit' };
+export type LoopJob = { readonly op: 'watch' } | { readonly op: 'block' } | { readonly op: 'wait' } | { readonly op: 'open' } | { readonly op: 'count' } | { readonly op: 'exit' };
 
 export interface LoopWorkerData {
   readonly flags: SharedArrayBuffer;

@@ -22,10 +22,7 @@ export type JobResult<R> = { readonly id: number; readonly result: R } | { reado
  * `cancel`: jobs whose callers went away; those not started yet are skipped, those running
  * see their signal aborted (JobRunner.run).
  */
-export type ToWorker<J> =
-  | { readonly op: 'run'; readonly jobs: Array<RunJob<J>> }
-  | { readonly op: 'cancel'; readonly ids: number[] }
-  | { readonly op: 'close' };
+export type ToWorker<J> = { readonly op: 'run'; readonly jobs: Array<RunJob<J>> } | { readonly op: 'cancel'; readonly ids: number[] } | { readonly op: 'close' };
 
 export type FromWorker<L, R> =
   | { readonly op: 'loaded'; readonly loaded: L; readonly warnings: string[] }

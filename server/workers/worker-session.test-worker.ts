@@ -46,7 +46,10 @@ void serveJobs<TestLoaded, TestJob, Float32Array>(async (warnings) => {
         doubled++;
         // A view on a larger buffer, as runtimes hand out: copied before it is transferred.
         const heap = new Float32Array(job.data.length + 2);
-        heap.set(job.data.map((v) => v * 2), 1);
+        heap.set(
+          job.data.map((v) => v * 2),
+          1,
+        );
         return transferOutput(heap.subarray(1, 1 + job.data.length), transfer);
       },
       close() {},

@@ -41,7 +41,11 @@ describe('WorkerSession', () => {
     expect(logs()).toEqual([expect.objectContaining({ msg: 'a load warning', model: 'm' })]);
     const inputs = [1, 2, 3].map((v) => Float32Array.of(v, v + 1));
     const results = await Promise.all(inputs.map((data) => session.run({ op: 'double', data }, [data.buffer])));
-    expect(results.map((r) => Array.from(r))).toEqual([[2, 4], [4, 6], [6, 8]]);
+    expect(results.map((r) => Array.from(r))).toEqual([
+      [2, 4],
+      [4, 6],
+      [6, 8],
+    ]);
     // Transferred inputs are detached; outputs that were views on a larger buffer came back copied.
     expect(inputs.map((d) => d.byteLength)).toEqual([0, 0, 0]);
     expect(results.map((r) => r.buffer.byteLength)).toEqual([8, 8, 8]);

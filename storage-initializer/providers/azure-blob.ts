@@ -33,7 +33,10 @@ export class AzureBlobProvider implements StorageProvider {
   private readonly credential: StorageSharedKeyCredential | TokenCredential | AnonymousCredential | undefined;
   private readonly options: StoragePipelineOptions;
 
-  constructor(private readonly config: Config, identity: TokenCredential | undefined) {
+  constructor(
+    private readonly config: Config,
+    identity: TokenCredential | undefined,
+  ) {
     this.credential = identity;
     this.options = azurePipelineOptions(config);
   }
@@ -60,7 +63,12 @@ export class AzureBlobProvider implements StorageProvider {
       throw azureError(err, `listing ${shown}`);
     }
     const exact = u.path !== '' ? found.find((b) => b.name === u.path) : undefined;
-    const object = (b: (typeof found)[number], key: string): RemoteObject => ({ key, size: b.size, md5: b.md5, ref: { container, name: b.name, uri: `https://${u.host}/${u.container}/${b.name}` } satisfies BlobRef });
+    const object = (b: (typeof found)[number], key: string): RemoteObject => ({
+      key,
+      size: b.size,
+      md5: b.md5,
+      ref: { container, name: b.name, uri: `https://${u.host}/${u.container}/${b.name}` } satisfies BlobRef,
+    });
     if (exact) return { single: true, objects: [object(exact, u.path.slice(u.path.lastIndexOf('/') + 1))] };
     const prefix = u.path === '' ? '' : `${u.path}/`;
     const objects = found.filter((b) => b.name.startsWith(prefix)).map((b) => object(b, b.name.slice(prefix.length)));
@@ -71,7 +79,9 @@ export class AzureBlobProvider implements StorageProvider {
   async read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject> {
     const ref = object.ref as BlobRef;
     try {
-      const res = await ref.container.getBlobClient(ref.name).download(range?.start ?? 0, range ? range.end - range.start + 1 : undefined, { abortSignal: signal, maxRetryRequests: 0 });
+      const res = await ref.container
+        .getBlobClient(ref.name)
+        .download(range?.start ?? 0, range ? range.end - range.start + 1 : undefined, { abortSignal: signal, maxRetryRequests: 0 });
       if (!res.readableStreamBody) throw errors.unreachable(`${ref.uri}: no body`);
       return { body: res.readableStreamBody as Readable, length: res.contentLength };
     } catch (err) {

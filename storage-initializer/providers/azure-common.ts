@@ -42,7 +42,16 @@ export function azurePipelineOptions(config: Config): { retryOptions: { maxTries
 }
 
 /** Error codes (x-ms-error-code) of a credential the service refused. */
-const DENIED = new Set(['AuthenticationFailed', 'AuthorizationFailure', 'AuthorizationPermissionMismatch', 'NoAuthenticationInformation', 'PublicAccessNotPermitted', 'InsufficientAccountPermissions', 'InvalidAuthenticationInfo', 'AuthorizationResourceTypeMismatch']);
+const DENIED = new Set([
+  'AuthenticationFailed',
+  'AuthorizationFailure',
+  'AuthorizationPermissionMismatch',
+  'NoAuthenticationInformation',
+  'PublicAccessNotPermitted',
+  'InsufficientAccountPermissions',
+  'InvalidAuthenticationInfo',
+  'AuthorizationResourceTypeMismatch',
+]);
 
 /** An Azure SDK or @azure/identity error as a StorageError. Never includes request headers. */
 export function azureError(err: unknown, what: string): StorageError {

@@ -19,7 +19,14 @@
  */
 import type { Readable } from 'node:stream';
 import type { TokenCredential } from '@azure/core-auth';
-import { AnonymousCredential, ShareClient, StorageSharedKeyCredential, type ShareDirectoryClient, type ShareFileClient, type StoragePipelineOptions } from '@azure/storage-file-share';
+import {
+  AnonymousCredential,
+  ShareClient,
+  StorageSharedKeyCredential,
+  type ShareDirectoryClient,
+  type ShareFileClient,
+  type StoragePipelineOptions,
+} from '@azure/storage-file-share';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { ByteRange, Listing, OpenedObject, RemoteObject, StorageProvider } from '../provider.js';
@@ -63,7 +70,10 @@ export class AzureFileProvider implements StorageProvider {
   readonly ranged = true;
   private readonly options: StoragePipelineOptions & { fileRequestIntent?: 'backup' };
 
-  constructor(private readonly config: Config, private readonly identity: TokenCredential | undefined) {
+  constructor(
+    private readonly config: Config,
+    private readonly identity: TokenCredential | undefined,
+  ) {
     this.options = { ...azurePipelineOptions(config), ...(identity ? { fileRequestIntent: 'backup' as const } : {}) };
   }
 

@@ -91,9 +91,7 @@ export class GcsProvider implements StorageProvider {
     } catch (err) {
       throw gcsError(err, `listing gs://${bucket}/${prefix}`);
     }
-    const objects = files
-      .filter((f) => !f.name.endsWith('/'))
-      .map((f) => this.object(f, f.name.slice(prefix.length)));
+    const objects = files.filter((f) => !f.name.endsWith('/')).map((f) => this.object(f, f.name.slice(prefix.length)));
     if (objects.length > 0) return { single: false, objects };
     if (key !== '' && !key.endsWith('/')) {
       const f = b.file(key);

@@ -89,7 +89,7 @@ export class HfProvider implements StorageProvider {
   async list(uri: string): Promise<Listing> {
     const { repo, revision } = parseHfUri(uri);
     const base = this.config.hf.endpoint;
-    const rev = await (await this.get(`${base}/api/models/${repo}/revision/${encodeURIComponent(revision)}`, `hf://${repo}:${revision}`)).json() as { sha?: unknown };
+    const rev = (await (await this.get(`${base}/api/models/${repo}/revision/${encodeURIComponent(revision)}`, `hf://${repo}:${revision}`)).json()) as { sha?: unknown };
     if (typeof rev.sha !== 'string' || !/^[0-9a-f]{40}$/.test(rev.sha)) throw errors.badAnswer(`hf://${repo}:${revision}: the Hub named no commit for the revision`);
     const commit = rev.sha;
     const objects: RemoteObject[] = [];

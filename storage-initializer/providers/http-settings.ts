@@ -20,8 +20,11 @@ function headersFromEnv(env: Env): Map<string, Record<string, string>> {
 }
 
 function caFile(env: Env): string | undefined {
-  return env['REQUESTS_CA_BUNDLE'] || env['SSL_CERT_FILE'] ||
-    (env['CA_BUNDLE_CONFIGMAP_NAME'] ? path.join(env['CA_BUNDLE_VOLUME_MOUNT_POINT'] || '/etc/ssl/custom-certs', 'cabundle.crt') : undefined);
+  return (
+    env['REQUESTS_CA_BUNDLE'] ||
+    env['SSL_CERT_FILE'] ||
+    (env['CA_BUNDLE_CONFIGMAP_NAME'] ? path.join(env['CA_BUNDLE_VOLUME_MOUNT_POINT'] || '/etc/ssl/custom-certs', 'cabundle.crt') : undefined)
+  );
 }
 
 export const HTTP_SETTINGS: ProviderSettings<HttpConfig> = {

@@ -75,7 +75,14 @@ export class S3Provider implements StorageProvider {
         : c.accessKeyId && c.secretAccessKey
           ? { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) } }
           : wi
-            ? { credentials: fromTokenFile({ roleArn: wi.roleArn, webIdentityTokenFile: wi.tokenFile, roleSessionName: wi.sessionName, clientConfig: { region: c.region, ...(wi.stsEndpoint ? { endpoint: wi.stsEndpoint } : {}) } }) }
+            ? {
+                credentials: fromTokenFile({
+                  roleArn: wi.roleArn,
+                  webIdentityTokenFile: wi.tokenFile,
+                  roleSessionName: wi.sessionName,
+                  clientConfig: { region: c.region, ...(wi.stsEndpoint ? { endpoint: wi.stsEndpoint } : {}) },
+                }),
+              }
             : {}),
       maxAttempts: 1,
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -169,10 +176,9 @@ export class S3Provider implements StorageProvider {
   async read(object: RemoteObject, range: ByteRange | undefined, signal: AbortSignal): Promise<OpenedObject> {
     const ref = object.ref as S3Ref;
     try {
-      const out = await this.client.send(
-        new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
-        { abortSignal: signal },
-      );
+      const out = await this.client.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }), {
+        abortSignal: signal,
+      });
       const sse = out.ServerSideEncryption ?? '';
       return {
         body: out.Body as Readable,

@@ -30,7 +30,20 @@ export interface HdfsConfig {
 
 const TRUE = /^(1|true|yes|on)$/i;
 
-const HDFS_KEYS = ['HDFS_NAMENODE', 'USER_PROXY', 'HDFS_ROOTPATH', 'HDFS_USER', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_SKIP_VERIFY', 'HEADERS', 'N_THREADS', 'KERBEROS_KEYTAB', 'KERBEROS_PRINCIPAL'] as const;
+const HDFS_KEYS = [
+  'HDFS_NAMENODE',
+  'USER_PROXY',
+  'HDFS_ROOTPATH',
+  'HDFS_USER',
+  'TLS_CERT',
+  'TLS_KEY',
+  'TLS_CA',
+  'TLS_SKIP_VERIFY',
+  'HEADERS',
+  'N_THREADS',
+  'KERBEROS_KEYTAB',
+  'KERBEROS_PRINCIPAL',
+] as const;
 /** Keys that are PEM files in the secret (and base64 in STORAGE_CONFIG). */
 const HDFS_FILE_KEYS = new Set(['TLS_CERT', 'TLS_KEY', 'TLS_CA', 'KERBEROS_KEYTAB']);
 
@@ -63,7 +76,10 @@ function read(env: Env, storageConfig: StorageConfigObject): HdfsConfig {
   const v = hdfsValues(env, storageConfig);
   const raw = v.get('HEADERS')?.trim();
   return {
-    namenodes: (v.get('HDFS_NAMENODE') ?? '').split(';').map((s) => s.trim().replace(/\/+$/, '')).filter((s) => s !== ''),
+    namenodes: (v.get('HDFS_NAMENODE') ?? '')
+      .split(';')
+      .map((s) => s.trim().replace(/\/+$/, ''))
+      .filter((s) => s !== ''),
     proxyUser: v.get('USER_PROXY')?.trim() || undefined,
     rootPath: v.get('HDFS_ROOTPATH')?.trim() || undefined,
     user: v.get('HDFS_USER')?.trim() || undefined,

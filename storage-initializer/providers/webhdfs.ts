@@ -56,7 +56,9 @@ export class WebHdfsProvider implements StorageProvider {
   constructor(config: Config) {
     this.h = config.hdfs;
     if (this.h.kerberosPrincipal) {
-      throw errors.notSupported('Kerberos authentication (KERBEROS_PRINCIPAL) is not supported by kserve-ts: use simple authentication (HDFS_USER / USER_PROXY), TLS client certificates (TLS_CERT/TLS_KEY), or gateway HEADERS');
+      throw errors.notSupported(
+        'Kerberos authentication (KERBEROS_PRINCIPAL) is not supported by kserve-ts: use simple authentication (HDFS_USER / USER_PROXY), TLS client certificates (TLS_CERT/TLS_KEY), or gateway HEADERS',
+      );
     }
     if (this.h.namenodes.length === 0) throw errors.misconfigured('HDFS_NAMENODE is not set (the WebHDFS address, e.g. http://namenode:9870)');
     for (const nn of this.h.namenodes) {

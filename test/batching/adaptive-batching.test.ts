@@ -69,8 +69,11 @@ describe('adaptive dynamic batching', () => {
 
   it('stacks requests that queue while the model is busy, each caller still getting its own rows', async () => {
     const callers = 48;
-    const { first, rest: outs } = await gate.behindHeld(f.server.server, 'concurrent', () => infer('concurrent', 100), () =>
-      Array.from({ length: callers }, (_, i) => infer('concurrent', i + 1)),
+    const { first, rest: outs } = await gate.behindHeld(
+      f.server.server,
+      'concurrent',
+      () => infer('concurrent', 100),
+      () => Array.from({ length: callers }, (_, i) => infer('concurrent', i + 1)),
     );
     expect(first.every((v) => Math.abs(v - 100) < 1e-3)).toBe(true);
     outs.forEach((out, i) => expect(out.every((v) => Math.abs(v - (i + 1)) < 1e-3)).toBe(true));

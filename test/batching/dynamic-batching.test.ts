@@ -71,11 +71,15 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 describe('dynamic batching', () => {
   it('gives each of many concurrent V2 REST, gRPC and V1 callers exactly its own rows, in full batches', async () => {
-    const { first, rest } = await behindHeld('scale2', () => v2('scale2', [row(-100)]), () => [
-      ...Array.from({ length: 64 }, (_, i) => v2('scale2', [row(i)])),
-      ...Array.from({ length: 16 }, (_, i) => grpcInfer('scale2', row(1000 + i))),
-      ...Array.from({ length: 16 }, (_, i) => v1('scale2', row(2000 + i))),
-    ]);
+    const { first, rest } = await behindHeld(
+      'scale2',
+      () => v2('scale2', [row(-100)]),
+      () => [
+        ...Array.from({ length: 64 }, (_, i) => v2('scale2', [row(i)])),
+        ...Array.from({ length: 16 }, (_, i) => grpcInfer('scale2', row(1000 + i))),
+        ...Array.from({ length: 16 }, (_, i) => v1('scale2', row(2000 + i))),
+      ],
+    );
     expect(first.data).toEqual(doubled(row(-100)));
     rest.slice(0, 64).forEach((o, i) => expect(o).toMatchObject({ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 3], data: doubled(row(i)) }));
     rest.slice(64, 80).forEach((o, i) => expect(o).toEqual(doubled(row(1000 + i))));
@@ -91,13 +95,24 @@ describe('dynamic batching', () => {
   });
 
   it('runs requests with other trailing dims or batch sizes concurrently, each correct', async () => {
-    const shapes: Array<[number, number]> = [[1, 3], [1, 5], [2, 3], [3, 5], [1, 1], [8, 2]];
+    const shapes: Array<[number, number]> = [
+      [1, 3],
+      [1, 5],
+      [2, 3],
+      [3, 5],
+      [1, 1],
+      [8, 2],
+    ];
     const cases = Array.from({ length: 24 }, (_, i) => {
       const [rows, cols] = shapes[i % shapes.length] as [number, number];
       return Array.from({ length: rows }, (_, r) => row(100 * i + 10 * r, cols));
     });
     // Queued together behind a held request, so that they share batches wherever they can.
-    const { rest: outs } = await behindHeld('scale2', () => v2('scale2', [row(-1)]), () => cases.map((rows) => v2('scale2', rows)));
+    const { rest: outs } = await behindHeld(
+      'scale2',
+      () => v2('scale2', [row(-1)]),
+      () => cases.map((rows) => v2('scale2', rows)),
+    );
     outs.forEach((o, i) => {
       const rows = cases[i] as number[][];
       expect(o.shape).toEqual([rows.length, rows[0]?.length]);
@@ -111,13 +126,18 @@ describe('dynamic batching', () => {
       f.client.infer({ model_name: 'strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], contents: { bytes_contents: [value] } }] });
     const before = (await get(`${f.server.url}/metrics`)).text;
     let bad: Promise<Awaited<ReturnType<typeof grpcError>>> | undefined;
-    const { rest: outs } = await behindHeld('strings', () => call(good(-1)), () => {
-      const goods = Array.from({ length: 12 }, (_, i) => call(good(i)));
-      // Valid on the wire, but not UTF-8: onnxruntime's string tensors refuse it. Sent once the
-      // twelve are queued (a full batch of 8, then 4), so it is the fifth row of the second batch.
-      bad = untilQueueDepth(f.server.server, 'strings', 13).then(() => grpcError(call(Buffer.from([0xff, 0xfe]))));
-      return goods;
-    }, 1);
+    const { rest: outs } = await behindHeld(
+      'strings',
+      () => call(good(-1)),
+      () => {
+        const goods = Array.from({ length: 12 }, (_, i) => call(good(i)));
+        // Valid on the wire, but not UTF-8: onnxruntime's string tensors refuse it. Sent once the
+        // twelve are queued (a full batch of 8, then 4), so it is the fifth row of the second batch.
+        bad = untilQueueDepth(f.server.server, 'strings', 13).then(() => grpcError(call(Buffer.from([0xff, 0xfe]))));
+        return goods;
+      },
+      1,
+    );
     const err = await (bad as NonNullable<typeof bad>);
     // Retried alone, its error names element 0 of its own tensor, not its place in a batch.
     expect(err.code).toBe(3);

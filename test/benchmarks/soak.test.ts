@@ -8,7 +8,13 @@ import { SOAK_PROTOCOLS, runSoak, slope, soakMarkdown } from '../../benchmarks/s
 
 describe('soak benchmark', () => {
   it('fits a least-squares slope', () => {
-    expect(slope([[0, 1], [1, 3], [2, 5]])).toBeCloseTo(2);
+    expect(
+      slope([
+        [0, 1],
+        [1, 3],
+        [2, 5],
+      ]),
+    ).toBeCloseTo(2);
     expect(slope([[0, 7]])).toBe(0);
   });
 

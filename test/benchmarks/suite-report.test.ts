@@ -4,7 +4,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { summarise } from '../../benchmarks/profile-summary.js';
-import { HOP, HOP_PATHS, type Measure, PATHS, type Plan, type Row, hopLines, hopRows, plannedRows, renderTable, tableProblems, targetLines } from '../../benchmarks/suite-report.js';
+import {
+  HOP,
+  HOP_PATHS,
+  type Measure,
+  PATHS,
+  type Plan,
+  type Row,
+  hopLines,
+  hopRows,
+  plannedRows,
+  renderTable,
+  tableProblems,
+  targetLines,
+} from '../../benchmarks/suite-report.js';
 
 const MEASURE: Measure = { rps: 100, p50: 1, p99: 2, rss: 50, errors: 0 };
 
@@ -86,17 +99,27 @@ describe('the transformer-hop rows', () => {
     expect(rows).toHaveLength(8);
     expect(rows.every((r) => r.workload === HOP && r.anchor)).toBe(true);
     expect(plannedRows(plan).filter((r) => r.workload === HOP)).toEqual(rows);
-    expect(tableProblems(renderTable(rowsFor(plan).filter((r) => r.path !== HOP_PATHS.hop('gRPC typed'))), plan).join('\n')).toMatch(/missing row: transformer hop.*gRPC typed, transformer/);
+    expect(tableProblems(renderTable(rowsFor(plan).filter((r) => r.path !== HOP_PATHS.hop('gRPC typed'))), plan).join('\n')).toMatch(
+      /missing row: transformer hop.*gRPC typed, transformer/,
+    );
   });
 
   it('states the hop as a throughput ratio and the added p50 / p99, per side', () => {
     const rows: Row[] = hopRows(plan).map((p) => {
       const behind = p.path.includes('transformer');
-      return { workload: p.workload, path: p.path, c: p.c, ours: { rps: behind ? 50 : 100, p50: behind ? 1.5 : 1, p99: behind ? 3 : 2 }, anchor: { rps: behind ? 10 : 40, p50: behind ? 9 : 5, p99: behind ? 20 : 10 } };
+      return {
+        workload: p.workload,
+        path: p.path,
+        c: p.c,
+        ours: { rps: behind ? 50 : 100, p50: behind ? 1.5 : 1, p99: behind ? 3 : 2 },
+        anchor: { rps: behind ? 10 : 40, p50: behind ? 9 : 5, p99: behind ? 20 : 10 },
+      };
     });
     const lines = hopLines(rows);
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toBe('- hop, V2 JSON (v2 to the predictor), c=1: kserve-ts 0.50× the throughput, +0.50 ms p50, +1.00 ms p99; KServe Python 0.25× the throughput, +4.00 ms p50, +10.00 ms p99.');
+    expect(lines[0]).toBe(
+      '- hop, V2 JSON (v2 to the predictor), c=1: kserve-ts 0.50× the throughput, +0.50 ms p50, +1.00 ms p99; KServe Python 0.25× the throughput, +4.00 ms p50, +10.00 ms p99.',
+    );
     expect(lines[3]).toMatch(/^- hop, gRPC typed \(grpc-v2 to the predictor\), c=8: kserve-ts 0\.50×/);
   });
 });

@@ -95,7 +95,11 @@ describe.each(routes)('$protocol', ({ path, body, answer }) => {
     // Re-serialised, 1e400 would become null (a 400); as sent it is +Infinity, a valid FP32.
     ['a number beyond FP64', `{"instances":[[1e400,1,1,1]],"inputs":[{"name":"input","shape":[1,4],"datatype":"FP32","data":[1e400,1,1,1]}]}`, 200],
   ])('structured mode: %s is answered as in binary mode', async (_name, data, status) => {
-    const structured = await fetch(`${s.url}${path}`, { method: 'POST', body: `{"specversion":"1.0","id":"a","source":"urn:x","type":"t","data":${data}}`, headers: { 'content-type': 'application/cloudevents+json' } });
+    const structured = await fetch(`${s.url}${path}`, {
+      method: 'POST',
+      body: `{"specversion":"1.0","id":"a","source":"urn:x","type":"t","data":${data}}`,
+      headers: { 'content-type': 'application/cloudevents+json' },
+    });
     const binary = await fetch(`${s.url}${path}`, { method: 'POST', body: data, headers: binaryHeaders });
     const [sText, bText] = [await structured.text(), await binary.text()];
     expect([structured.status, binary.status]).toEqual([status, status]);
@@ -111,7 +115,11 @@ describe.each(routes)('$protocol', ({ path, body, answer }) => {
     ['structured: an array', { 'content-type': 'application/cloudevents+json' }, '[1]'],
     ['structured: no id', { 'content-type': 'application/cloudevents+json' }, JSON.stringify({ specversion: '1.0', source: 'urn:x', type: 't', data: body })],
     ['structured: no data', { 'content-type': 'application/cloudevents+json' }, JSON.stringify({ specversion: '1.0', id: 'a', source: 'urn:x', type: 't' })],
-    ['structured: data_base64 not a string', { 'content-type': 'application/cloudevents+json' }, JSON.stringify({ specversion: '1.0', id: 'a', source: 'urn:x', type: 't', data_base64: 5 })],
+    [
+      'structured: data_base64 not a string',
+      { 'content-type': 'application/cloudevents+json' },
+      JSON.stringify({ specversion: '1.0', id: 'a', source: 'urn:x', type: 't', data_base64: 5 }),
+    ],
   ];
   it.each(bad)('%s is a 400 with a message', async (_name, headers, text) => {
     const res = await fetch(`${s.url}${path}`, { method: 'POST', body: text, headers });

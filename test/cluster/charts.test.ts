@@ -71,9 +71,17 @@ async function kubeconform(yaml: string): Promise<void> {
 function kubeconformRun(yaml: string): ReturnType<typeof sh> {
   return sh(
     tools.kubeconform,
-    ['-strict', '-summary', '-skip', FOREIGN_KINDS.join(','),
-      '-schema-location', `${tools.kubernetesSchemas}/{{ .ResourceKind }}{{ .KindSuffix }}.json`,
-      '-schema-location', `${crdSchemas}/{{ .ResourceKind }}{{ .KindSuffix }}.json`, '-'],
+    [
+      '-strict',
+      '-summary',
+      '-skip',
+      FOREIGN_KINDS.join(','),
+      '-schema-location',
+      `${tools.kubernetesSchemas}/{{ .ResourceKind }}{{ .KindSuffix }}.json`,
+      '-schema-location',
+      `${crdSchemas}/{{ .ResourceKind }}{{ .KindSuffix }}.json`,
+      '-',
+    ],
     yaml,
   );
 }
@@ -82,7 +90,10 @@ function kubeconformRun(yaml: string): ReturnType<typeof sh> {
 // (x-kubernetes-* in a CRD) to its model's names, which kubectl would then refuse.
 async function dryRunServer(yaml: string): Promise<void> {
   const foreign = new RegExp(`^kind: (${FOREIGN_KINDS.join('|')})$`, 'm');
-  const own = yaml.split(/^---$/m).filter((doc) => !foreign.test(doc)).join('\n---\n');
+  const own = yaml
+    .split(/^---$/m)
+    .filter((doc) => !foreign.test(doc))
+    .join('\n---\n');
   const r = await cp.kubectl(['apply', '--dry-run=server', '--validate=strict', '-n', NS, '-f', '-'], { input: own });
   expect(r.code, r.stderr).toBe(0);
 }
@@ -123,7 +134,13 @@ const MATRIX: { chart: string; sets: string[]; has: string[]; lacks: string[] }[
   {
     chart: CONTROLLER,
     sets: [],
-    has: ['Deployment/kserve-ts', 'Secret/kserve-ts-webhook-cert', 'MutatingWebhookConfiguration/inferenceservice.serving.kserve.io', 'PodDisruptionBudget/kserve-ts', 'ConfigMap/inferenceservice-config'],
+    has: [
+      'Deployment/kserve-ts',
+      'Secret/kserve-ts-webhook-cert',
+      'MutatingWebhookConfiguration/inferenceservice.serving.kserve.io',
+      'PodDisruptionBudget/kserve-ts',
+      'ConfigMap/inferenceservice-config',
+    ],
     lacks: [],
   },
   {
@@ -134,13 +151,29 @@ const MATRIX: { chart: string; sets: string[]; has: string[]; lacks: string[] }[
   },
   {
     chart: CONTROLLER,
-    sets: ['webhook.certificate=certManager', 'leaderElection.enabled=false', 'config.deploy.defaultDeploymentMode=Knative', 'nodeSelector.pool=infra', 'priorityClassName=system-cluster-critical'],
+    sets: [
+      'webhook.certificate=certManager',
+      'leaderElection.enabled=false',
+      'config.deploy.defaultDeploymentMode=Knative',
+      'nodeSelector.pool=infra',
+      'priorityClassName=system-cluster-critical',
+    ],
     has: ['Certificate/kserve-ts-webhook', 'ValidatingWebhookConfiguration/inferenceservice.serving.kserve.io'],
     lacks: ['Secret/kserve-ts-webhook-cert'],
   },
-  { chart: RUNTIMES, sets: [], has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-onnx-gpu', 'ClusterServingRuntime/kserve-ts-tensorflow'], lacks: ['ClusterStorageContainer/kserve-ts-storage-initializer'] },
+  {
+    chart: RUNTIMES,
+    sets: [],
+    has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-onnx-gpu', 'ClusterServingRuntime/kserve-ts-tensorflow'],
+    lacks: ['ClusterStorageContainer/kserve-ts-storage-initializer'],
+  },
   { chart: RUNTIMES, sets: ['runtimes.onnxGpu.enabled=false'], has: ['ClusterServingRuntime/kserve-ts-onnx'], lacks: ['ClusterServingRuntime/kserve-ts-onnx-gpu'] },
-  { chart: RUNTIMES, sets: ['runtimes.tensorflow.enabled=false', 'storageContainer.enabled=true'], has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterStorageContainer/kserve-ts-storage-initializer'], lacks: ['ClusterServingRuntime/kserve-ts-tensorflow'] },
+  {
+    chart: RUNTIMES,
+    sets: ['runtimes.tensorflow.enabled=false', 'storageContainer.enabled=true'],
+    has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterStorageContainer/kserve-ts-storage-initializer'],
+    lacks: ['ClusterServingRuntime/kserve-ts-tensorflow'],
+  },
 ];
 
 describe.each(MATRIX)('helm template $chart $sets', ({ chart, sets, has, lacks }) => {
@@ -168,7 +201,10 @@ describe('the GPU runtime', () => {
   it('kserve-ts-onnx-gpu: the CUDA image, --execution_providers=cuda,cpu after the KServe flags, and the GPU in its own resources; the CPU runtime keeps the shared ones', async () => {
     const rendered = objects(await template(RUNTIMES));
     const container = (name: string) =>
-      (rendered.find((o) => o.kind === 'ClusterServingRuntime' && o.metadata.name === name) as { spec: { containers: { image: string; args: string[]; resources: unknown }[] } } | undefined)?.spec.containers[0];
+      (
+        rendered.find((o) => o.kind === 'ClusterServingRuntime' && o.metadata.name === name) as
+          { spec: { containers: { image: string; args: string[]; resources: unknown }[] } } | undefined
+      )?.spec.containers[0];
     const gpu = container('kserve-ts-onnx-gpu');
     expect(gpu?.image).toBe('kserve-ts-server-cuda:0.1.0');
     expect(gpu?.args).toEqual(['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080', '--grpc_port=8081', '--execution_providers=cuda,cpu']);
@@ -228,7 +264,11 @@ describe('helm install and upgrade against the apiserver', () => {
   };
 
   it('installs the three charts; the webhook certificate is for its Service, signed by the CA in the configurations, and kept by helm upgrade', async () => {
-    for (const [release, chart] of [['kserve-ts-crd', CRD], ['kserve-ts', CONTROLLER], ['kserve-ts-runtimes', RUNTIMES]] as const) {
+    for (const [release, chart] of [
+      ['kserve-ts-crd', CRD],
+      ['kserve-ts', CONTROLLER],
+      ['kserve-ts-runtimes', RUNTIMES],
+    ] as const) {
       const r = await sh(tools.helm, ['upgrade', '--install', release, chart, '-n', NS]);
       expect(r.code, r.stderr).toBe(0);
     }
@@ -246,10 +286,13 @@ describe('helm install and upgrade against the apiserver', () => {
     expect(await secret()).toEqual(first);
     expect(await caBundles()).toEqual([caPem, caPem, caPem]);
 
-    const runtimes = await waitFor(async () => {
-      const r = await cp.kubectl(['get', 'clusterservingruntimes', '-o', 'name']);
-      return r.code === 0 && r.stdout.includes('kserve-ts-onnx') ? r.stdout : undefined;
-    }, { timeoutMs: 10_000 });
+    const runtimes = await waitFor(
+      async () => {
+        const r = await cp.kubectl(['get', 'clusterservingruntimes', '-o', 'name']);
+        return r.code === 0 && r.stdout.includes('kserve-ts-onnx') ? r.stdout : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(runtimes).toMatch(/kserve-ts-tensorflow/);
   });
 

@@ -163,7 +163,10 @@ describe('Standard mode', () => {
     // Pinning min == max removes the HPA and puts the count on the Deployment.
     await cp.kubectl(['patch', 'isvc', 'flowers', '-n', ns, '--type=merge', '-p', '{"spec":{"predictor":{"minReplicas":2,"maxReplicas":2}}}']);
     await waitFor(() => notFound(c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'flowers-predictor', namespace: ns })), { description: 'HPA deleted' });
-    const dep = await waitFor(() => c.apps.readNamespacedDeployment({ name: 'flowers-predictor', namespace: ns }), { until: (d) => d.spec?.replicas === 2, description: 'replicas 2' });
+    const dep = await waitFor(() => c.apps.readNamespacedDeployment({ name: 'flowers-predictor', namespace: ns }), {
+      until: (d) => d.spec?.replicas === 2,
+      description: 'replicas 2',
+    });
     expect(dep.spec?.replicas).toBe(2);
   });
 
@@ -210,7 +213,7 @@ describe('Standard mode', () => {
     );
   });
 
-  it('a predictor that fits no node says why: the scheduler\'s message in PredictorReady and Ready (#27)', async () => {
+  it("a predictor that fits no node says why: the scheduler's message in PredictorReady and Ready (#27)", async () => {
     await kubectlApply(
       cp,
       isvcYaml(
@@ -262,10 +265,11 @@ describe('Standard mode', () => {
     try {
       await kubectlApply(cp, isvcYaml('carried', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: oci://registry.local/models/mnist:1\n`), ns);
       // The webhook reads the ConfigMap as it changes; a pod refused before it saw the change is retried by the ReplicaSet.
-      const pod = await waitFor(
-        async () => (await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=carried' })).items[0],
-        { until: (p) => p !== undefined, description: 'the modelcar pod', timeoutMs: 90_000 },
-      );
+      const pod = await waitFor(async () => (await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=carried' })).items[0], {
+        until: (p) => p !== undefined,
+        description: 'the modelcar pod',
+        timeoutMs: 90_000,
+      });
       expect(pod.spec?.shareProcessNamespace).toBe(true);
       expect(pod.spec?.initContainers?.map((i) => i.name)).toEqual(['modelcar-init']);
       expect(pod.spec?.containers.map((x) => x.name)).toEqual(['kserve-container', 'modelcar']);
@@ -407,7 +411,11 @@ describe('validation', () => {
   });
 
   it('the deployment mode is immutable once recorded', async () => {
-    await kubectlApply(cp, isvcYaml('fixed', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/fixed\n`, { 'serving.kserve.io/deploymentMode': 'Standard' }), ns);
+    await kubectlApply(
+      cp,
+      isvcYaml('fixed', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/fixed\n`, { 'serving.kserve.io/deploymentMode': 'Standard' }),
+      ns,
+    );
     await waitForIsvc(c, ns, 'fixed', (i) => i.status?.deploymentMode === 'Standard', 'mode recorded');
     const r = await cp.kubectl(['annotate', 'isvc', 'fixed', '-n', ns, '--overwrite', 'serving.kserve.io/deploymentMode=Knative']);
     expect(r.code).not.toBe(0);
@@ -415,7 +423,11 @@ describe('validation', () => {
   });
 
   it('Knative mode without Knative installed is a clear terminal condition', async () => {
-    await kubectlApply(cp, isvcYaml('serverless', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/x\n`, { 'serving.kserve.io/deploymentMode': 'Serverless' }), ns);
+    await kubectlApply(
+      cp,
+      isvcYaml('serverless', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/x\n`, { 'serving.kserve.io/deploymentMode': 'Serverless' }),
+      ns,
+    );
     const isvc = await waitForIsvc(c, ns, 'serverless', (i) => conditionOf(i, 'PredictorReady')?.reason === 'KnativeNotInstalled', 'KnativeNotInstalled');
     expect(isvc.status?.deploymentMode).toBe('Knative');
     expect(conditionOf(isvc, 'Ready')).toMatchObject({ status: 'False', reason: 'KnativeNotInstalled' });
@@ -468,10 +480,18 @@ describe('resilience', () => {
     controller = await startController(cp, 'replica-a3', [], controllerKubeconfig);
     await controller.cli.waitForLog((l) => l['msg'] === 'controller caches synced; reconciling', 60_000);
     // The restarted server registers itself again; the API server reaches it (ISVC and pod webhooks).
-    await waitFor(async () => (await cp.kubectl(['apply', '-n', ns, '-f', '-'], { input: isvcYaml('webhook-back', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/w\n`) })).code, {
-      until: (code) => code === 0,
-      description: 'the ISVC admitted by the restarted webhook server',
-    });
+    await waitFor(
+      async () =>
+        (
+          await cp.kubectl(['apply', '-n', ns, '-f', '-'], {
+            input: isvcYaml('webhook-back', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://m/w\n`),
+          })
+        ).code,
+      {
+        until: (code) => code === 0,
+        description: 'the ISVC admitted by the restarted webhook server',
+      },
+    );
     const isvc = await waitForIsvc(c, ns, 'webhook-back', isReady, 'Ready', 90_000);
     expect(isvc.metadata.annotations?.['modelFormat']).toBe('onnx');
     const pods = await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'serving.kserve.io/inferenceservice=webhook-back' });
@@ -511,7 +531,11 @@ describe('resilience', () => {
       // One set of objects per ISVC whoever reconciled it, each written by the one field manager.
       for (const isvc of ['dual', 'failover']) {
         const selector = { namespace: ns, labelSelector: `serving.kserve.io/inferenceservice=${isvc}` };
-        const [deps, svcs, hpas] = await Promise.all([c.apps.listNamespacedDeployment(selector), c.core.listNamespacedService(selector), c.autoscaling.listNamespacedHorizontalPodAutoscaler(selector)]);
+        const [deps, svcs, hpas] = await Promise.all([
+          c.apps.listNamespacedDeployment(selector),
+          c.core.listNamespacedService(selector),
+          c.autoscaling.listNamespacedHorizontalPodAutoscaler(selector),
+        ]);
         expect([deps.items.length, svcs.items.length, hpas.items.length], isvc).toEqual([1, 1, 1]);
         expect(deps.items[0]?.metadata?.managedFields?.filter((f) => f.operation === 'Apply').map((f) => f.manager)).toEqual(['kserve-ts-controller']);
       }

@@ -37,7 +37,14 @@ describe('the CRD files', () => {
  * the schema but not in the type is read by no code that type-checks.
  */
 function typeProperties(file: string, names: readonly string[]): Map<string, string[]> {
-  const program = ts.createProgram([path.join(ROOT, file)], { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, noEmit: true });
+  const program = ts.createProgram([path.join(ROOT, file)], {
+    strict: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(path.join(ROOT, file))!;
   const out = new Map<string, string[]>();
@@ -47,7 +54,13 @@ function typeProperties(file: string, names: readonly string[]): Map<string, str
     if (!symbol) throw new Error(`${name} is not exported by ${file}`);
     if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
     const type = checker.getDeclaredTypeOfSymbol(symbol);
-    out.set(name, checker.getPropertiesOfType(type).map((p) => p.name).sort());
+    out.set(
+      name,
+      checker
+        .getPropertiesOfType(type)
+        .map((p) => p.name)
+        .sort(),
+    );
   }
   return out;
 }
@@ -86,7 +99,9 @@ const RUNTIME_PAIRS: Pair[] = [
 ];
 
 describe('the TypeScript types have exactly the fields of their schema', () => {
-  const types = typeProperties('test/controller/crd-schema-types.ts', [...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])]))]);
+  const types = typeProperties('test/controller/crd-schema-types.ts', [
+    ...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])])),
+  ]);
 
   it.each([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].map((p) => [`${p.type} ↔ ${p.path.join('.') || '(spec)'}`, p] as const))('%s', (_name, pair) => {
     const s = schemaAt(pair.schema, pair.path);

@@ -9,14 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AppsV1Api, CoreV1Api, type V1Deployment, type V1Pod, VersionApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FakeKubelet,
-  type TestControlPlane,
-  removeOrphanedDirs,
-  startControlPlane,
-  startFakeKubelet,
-  waitFor,
-} from './harness/index.js';
+import { type FakeKubelet, type TestControlPlane, removeOrphanedDirs, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
 
 const INIT_FAIL_LABEL = 'harness-test/init-fail';
 
@@ -31,10 +24,7 @@ beforeAll(async () => {
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
   apps = cp.kubeConfig.makeApiClient(AppsV1Api);
   kubelet = await startFakeKubelet(cp.kubeConfig, {
-    initFailure: (pod) =>
-      pod.metadata?.labels?.[INIT_FAIL_LABEL] === 'true'
-        ? { exitCode: 3, message: 'storage-initializer: s3://models/missing: NoSuchKey' }
-        : undefined,
+    initFailure: (pod) => (pod.metadata?.labels?.[INIT_FAIL_LABEL] === 'true' ? { exitCode: 3, message: 'storage-initializer: s3://models/missing: NoSuchKey' } : undefined),
   });
 }, 45 * 60_000);
 
@@ -53,9 +43,7 @@ function deployment(name: string, labels: Record<string, string> = {}, replicas 
       template: {
         metadata: { labels: podLabels },
         spec: {
-          initContainers: [
-            { name: 'storage-initializer', image: 'kserve/storage-initializer:test', args: ['s3://models/iris', '/mnt/models'] },
-          ],
+          initContainers: [{ name: 'storage-initializer', image: 'kserve/storage-initializer:test', args: ['s3://models/iris', '/mnt/models'] }],
           containers: [{ name: 'kserve-container', image: 'kserve-ts:test', ports: [{ containerPort: 8080 }] }],
         },
       },
@@ -85,10 +73,7 @@ describe('control plane', () => {
 
   it('kubectl apply -f creates a ConfigMap with the generated kubeconfig', async () => {
     const file = path.join(cp.dir, 'cm.yaml');
-    fs.writeFileSync(
-      file,
-      ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: applied', '  namespace: default', 'data:', '  key: value', ''].join('\n'),
-    );
+    fs.writeFileSync(file, ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: applied', '  namespace: default', 'data:', '  key: value', ''].join('\n'));
     const applied = await cp.kubectl(['apply', '-f', file]);
     expect(applied.stderr).toBe('');
     expect(applied).toMatchObject({ code: 0, stdout: 'configmap/applied created\n' });
@@ -106,19 +91,15 @@ describe('Deployment → ReplicaSet → Pod with the fake kubelet', () => {
   it('makes the pod Ready and the Deployment Available', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: deployment('web') });
 
-    const rs = await waitFor(
-      async () => (await apps.listNamespacedReplicaSet({ namespace: ns, labelSelector: 'app=web' })).items[0],
-      { description: 'the ReplicaSet of deployment web' },
-    );
+    const rs = await waitFor(async () => (await apps.listNamespacedReplicaSet({ namespace: ns, labelSelector: 'app=web' })).items[0], {
+      description: 'the ReplicaSet of deployment web',
+    });
     expect(rs.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'web' });
 
-    const pod = await waitFor(
-      async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=web' })).items[0],
-      {
-        description: 'a Ready pod of deployment web',
-        until: (p): p is V1Pod => p?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
-      },
-    );
+    const pod = await waitFor(async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=web' })).items[0], {
+      description: 'a Ready pod of deployment web',
+      until: (p): p is V1Pod => p?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+    });
     expect(pod.spec?.nodeName).toBe(kubelet.nodeName);
     expect(pod.status?.phase).toBe('Running');
     expect(pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'ReplicaSet', name: rs.metadata?.name });
@@ -136,9 +117,7 @@ describe('Deployment → ReplicaSet → Pod with the fake kubelet', () => {
   });
 
   it('scales down: the fake kubelet confirms graceful deletion', async () => {
-    await apps.patchNamespacedDeploymentScale(
-      { name: 'web', namespace: ns, body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] },
-    );
+    await apps.patchNamespacedDeploymentScale({ name: 'web', namespace: ns, body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] });
     await waitFor(async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=web' })).items, {
       timeoutMs: 20_000,
       description: 'the pods of deployment web to be gone',
@@ -148,10 +127,10 @@ describe('Deployment → ReplicaSet → Pod with the fake kubelet', () => {
 
   it('an init failure leaves the pod Pending with the exit code and termination message', async () => {
     await apps.createNamespacedDeployment({ namespace: ns, body: deployment('broken', { [INIT_FAIL_LABEL]: 'true' }) });
-    const pod = await waitFor(
-      async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=broken' })).items[0],
-      { description: 'a started pod of deployment broken', until: (p): p is V1Pod => p?.status?.startTime !== undefined },
-    );
+    const pod = await waitFor(async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=broken' })).items[0], {
+      description: 'a started pod of deployment broken',
+      until: (p): p is V1Pod => p?.status?.startTime !== undefined,
+    });
     expect(pod.status?.phase).toBe('Pending');
     expect(pod.status?.initContainerStatuses?.[0]).toMatchObject({
       name: 'storage-initializer',

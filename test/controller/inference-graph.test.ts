@@ -42,7 +42,9 @@ function waitForGraph(name: string, until: (ig: InferenceGraph) => boolean, desc
 }
 
 function graphYaml(name: string, spec: string, annotations: Record<string, string> = {}): string {
-  const ann = Object.entries(annotations).map(([k, v]) => `    ${k}: "${v}"`).join('\n');
+  const ann = Object.entries(annotations)
+    .map(([k, v]) => `    ${k}: "${v}"`)
+    .join('\n');
   return `apiVersion: serving.kserve.io/v1alpha1
 kind: InferenceGraph
 metadata:
@@ -125,8 +127,20 @@ describe('Standard mode', () => {
       '{"nodes":{"root":{"routerType":"Sequence","steps":[{"serviceUrl":"http://first.example/v1/models/first:predict"},{"name":"second","serviceUrl":"http://second.example/v1/models/second:predict","data":"$response"}]}},"resources":{},"routerTimeouts":{"serviceClient":30}}',
     ]);
     expect(container.resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '100m', memory: '100Mi' } });
-    expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 8080, scheme: 'HTTP' }, initialDelaySeconds: 5, timeoutSeconds: 2, periodSeconds: 5, failureThreshold: 3 });
-    expect(container.securityContext).toEqual({ privileged: false, runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.readinessProbe).toMatchObject({
+      httpGet: { path: '/readyz', port: 8080, scheme: 'HTTP' },
+      initialDelaySeconds: 5,
+      timeoutSeconds: 2,
+      periodSeconds: 5,
+      failureThreshold: 3,
+    });
+    expect(container.securityContext).toEqual({
+      privileged: false,
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.env).toBeUndefined();
 
     const svc = await c.core.readNamespacedService({ name: 'chain', namespace: NS });
@@ -137,8 +151,12 @@ describe('Standard mode', () => {
     ]);
     const hpa = await c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'chain', namespace: NS });
     expect(hpa.spec).toMatchObject({ scaleTargetRef: { kind: 'Deployment', name: 'chain' }, minReplicas: 1, maxReplicas: 1 });
-    const ingress = await c.custom.getNamespacedCustomObject({ group: 'networking.k8s.io', version: 'v1', namespace: NS, plural: 'ingresses', name: 'chain' }) as { spec: { rules: unknown[] } };
-    expect(ingress.spec.rules).toEqual([{ host: `chain-${NS}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'chain', port: { number: 80 } } } }] } }]);
+    const ingress = (await c.custom.getNamespacedCustomObject({ group: 'networking.k8s.io', version: 'v1', namespace: NS, plural: 'ingresses', name: 'chain' })) as {
+      spec: { rules: unknown[] };
+    };
+    expect(ingress.spec.rules).toEqual([
+      { host: `chain-${NS}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'chain', port: { number: 80 } } } }] } },
+    ]);
   });
 
   it('serviceName: a missing InferenceService shows in the status; once it is Ready the graph routes to its URL and is Ready', async () => {
@@ -184,7 +202,11 @@ describe('Standard mode', () => {
   });
 
   it('the stop annotation removes the router: Stopped True, Ready False (Stopped)', async () => {
-    await kubectlApply(cp, graphYaml('halted', '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceUrl: http://x.example/\n', { 'serving.kserve.io/stop': 'true' }), NS);
+    await kubectlApply(
+      cp,
+      graphYaml('halted', '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceUrl: http://x.example/\n', { 'serving.kserve.io/stop': 'true' }),
+      NS,
+    );
     const ig = await waitForGraph('halted', (g) => conditionOf(g, 'Stopped')?.status === 'True', 'Stopped');
     expect(conditionOf(ig, 'Ready')).toMatchObject({ status: 'False', reason: 'Stopped' });
     expect(ig.status?.url).toBeUndefined();
@@ -192,19 +214,39 @@ describe('Standard mode', () => {
   });
 
   it('deleting a graph deletes its router (owner references, garbage collection)', async () => {
-    await kubectlApply(cp, graphYaml('brief', '  nodes:\n    root:\n      routerType: Splitter\n      steps:\n        - serviceUrl: http://x.example/\n          weight: 100\n'), NS);
+    await kubectlApply(
+      cp,
+      graphYaml('brief', '  nodes:\n    root:\n      routerType: Splitter\n      steps:\n        - serviceUrl: http://x.example/\n          weight: 100\n'),
+      NS,
+    );
     await waitFor(() => c.apps.readNamespacedDeployment({ name: 'brief', namespace: NS }), { description: 'router Deployment of brief' });
     expect((await cp.kubectl(['delete', 'inferencegraph', 'brief', '-n', NS])).code).toBe(0);
-    await waitFor(() => notFound(c.apps.readNamespacedDeployment({ name: 'brief', namespace: NS })), { until: (gone) => gone, description: 'router Deployment of brief garbage-collected', timeoutMs: 60_000 });
+    await waitFor(() => notFound(c.apps.readNamespacedDeployment({ name: 'brief', namespace: NS })), {
+      until: (gone) => gone,
+      description: 'router Deployment of brief garbage-collected',
+      timeoutMs: 60_000,
+    });
     expect(await notFound(c.core.readNamespacedService({ name: 'brief', namespace: NS }))).toBe(true);
   });
 });
 
 describe('admission', () => {
   it.each([
-    ['no root node', '  nodes:\n    main:\n      routerType: Sequence\n      steps:\n        - serviceName: a\n', "root node not found, InferenceGraph needs a node with name 'root' as the root node of the graph"],
-    ['splitter weights', '  nodes:\n    root:\n      routerType: Splitter\n      steps:\n        - serviceName: a\n          weight: 30\n        - serviceName: b\n          weight: 60\n', 'InferenceGraph[bad] Node[root] splitter node: the sum of traffic weights for all routing targets should be 100'],
-    ['two targets in a step', '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceName: a\n          serviceUrl: http://b\n', 'Step 0 ("") in node "root" of InferenceGraph "bad" specifies more than one of nodeName, serviceName, serviceUrl'],
+    [
+      'no root node',
+      '  nodes:\n    main:\n      routerType: Sequence\n      steps:\n        - serviceName: a\n',
+      "root node not found, InferenceGraph needs a node with name 'root' as the root node of the graph",
+    ],
+    [
+      'splitter weights',
+      '  nodes:\n    root:\n      routerType: Splitter\n      steps:\n        - serviceName: a\n          weight: 30\n        - serviceName: b\n          weight: 60\n',
+      'InferenceGraph[bad] Node[root] splitter node: the sum of traffic weights for all routing targets should be 100',
+    ],
+    [
+      'two targets in a step',
+      '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceName: a\n          serviceUrl: http://b\n',
+      'Step 0 ("") in node "root" of InferenceGraph "bad" specifies more than one of nodeName, serviceName, serviceUrl',
+    ],
     ['a cycle', '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - nodeName: root\n', 'InferenceGraph "bad" has a cycle of nodes: root -> root'],
   ])('refuses %s with the message KServe gives', async (_name, spec, message) => {
     const stderr = await kubectlApplyRejected(cp, graphYaml('bad', spec), NS);
@@ -220,7 +262,15 @@ describe('admission', () => {
 
 describe('Knative mode', () => {
   it('a Knative Service as KServe makes it; Ready and url from it', async () => {
-    await kubectlApply(cp, graphYaml('kn', '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceUrl: http://x.example/v1/models/x:predict\n  minReplicas: 2\n  timeout: 40\n', { 'serving.kserve.io/deploymentMode': 'Knative' }), NS);
+    await kubectlApply(
+      cp,
+      graphYaml(
+        'kn',
+        '  nodes:\n    root:\n      routerType: Sequence\n      steps:\n        - serviceUrl: http://x.example/v1/models/x:predict\n  minReplicas: 2\n  timeout: 40\n',
+        { 'serving.kserve.io/deploymentMode': 'Knative' },
+      ),
+      NS,
+    );
     const api = { group: 'serving.knative.dev', version: 'v1', namespace: NS, plural: 'services' };
     const ksvc = (await waitFor(() => c.custom.getNamespacedCustomObject({ ...api, name: 'kn' }), { description: 'ksvc kn' })) as KnativeService;
     expect(ksvc.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'InferenceGraph', name: 'kn', controller: true });
@@ -231,14 +281,28 @@ describe('Knative mode', () => {
       'autoscaling.knative.dev/min-scale': '2',
     });
     expect(ksvc.spec.template.spec.timeoutSeconds).toBe(40);
-    expect(ksvc.spec.template.spec.containers[0]).toMatchObject({ image: 'kserve-ts-router:0.1.0', args: ['--graph-json', '{"nodes":{"root":{"routerType":"Sequence","steps":[{"serviceUrl":"http://x.example/v1/models/x:predict"}]}},"resources":{},"timeout":40,"minReplicas":2}'] });
+    expect(ksvc.spec.template.spec.containers[0]).toMatchObject({
+      image: 'kserve-ts-router:0.1.0',
+      args: [
+        '--graph-json',
+        '{"nodes":{"root":{"routerType":"Sequence","steps":[{"serviceUrl":"http://x.example/v1/models/x:predict"}]}},"resources":{},"timeout":40,"minReplicas":2}',
+      ],
+    });
     expect(conditionOf(await getGraph('kn'), 'Ready')?.status).not.toBe('True');
 
     // Knative's controller does not run here: the test reports what it would.
     await c.custom.replaceNamespacedCustomObjectStatus({
       ...api,
       name: 'kn',
-      body: { ...ksvc, status: { observedGeneration: ksvc.metadata?.generation, conditions: [{ type: 'Ready', status: 'True' }], url: `http://kn.${NS}.example.com`, address: { url: `http://kn.${NS}.svc.cluster.local` } } },
+      body: {
+        ...ksvc,
+        status: {
+          observedGeneration: ksvc.metadata?.generation,
+          conditions: [{ type: 'Ready', status: 'True' }],
+          url: `http://kn.${NS}.example.com`,
+          address: { url: `http://kn.${NS}.svc.cluster.local` },
+        },
+      },
     });
     const ig = await waitForGraph('kn', (g) => conditionOf(g, 'Ready')?.status === 'True', 'Ready');
     expect(ig.status?.url).toBe(`http://kn.${NS}.example.com`);

@@ -15,7 +15,10 @@ const isvc = (transformer = false): InferenceService => ({
   apiVersion: 'serving.kserve.io/v1beta1',
   kind: 'InferenceService',
   metadata: { name: 'iris', namespace: 'ml', uid: 'u-1', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', team: 'a' } },
-  spec: { predictor: { timeout: 20, model: { modelFormat: { name: 'onnx' } } }, ...(transformer ? { transformer: { containers: [{ name: 'kserve-container', image: 't' }] } } : {}) },
+  spec: {
+    predictor: { timeout: 20, model: { modelFormat: { name: 'onnx' } } },
+    ...(transformer ? { transformer: { containers: [{ name: 'kserve-container', image: 't' }] } } : {}),
+  },
 });
 
 const withExplainer = (transformer = false): InferenceService => {
@@ -48,7 +51,13 @@ describe('explain routing', () => {
   it('Ingress: the explain path of the model on the top-level host to the explainer ahead of /, and the explainer host', () => {
     const ing = desiredIngress(withExplainer(), ingressConfig());
     expect(ing.spec?.rules?.map((r) => [r.host, r.http?.paths.map((p) => [p.path, p.pathType, p.backend.service?.name])])).toEqual([
-      ['iris-ml.example.com', [['/v1/models/iris:explain', 'Exact', 'iris-explainer'], ['/', 'Prefix', 'iris-predictor']]],
+      [
+        'iris-ml.example.com',
+        [
+          ['/v1/models/iris:explain', 'Exact', 'iris-explainer'],
+          ['/', 'Prefix', 'iris-predictor'],
+        ],
+      ],
       ['iris-explainer-ml.example.com', [['/', 'Prefix', 'iris-explainer']]],
       ['iris-predictor-ml.example.com', [['/', 'Prefix', 'iris-predictor']]],
     ]);
@@ -90,11 +99,22 @@ describe('HTTPRoute', () => {
   });
 
   it('a Service with a gRPC port gets a gRPC rule first, then the REST rule', () => {
-    const dual = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }, { name: 'grpc', port: 8081 }]), component: {} };
+    const dual = {
+      service: service('iris-predictor', [
+        { name: 'iris-predictor', port: 80 },
+        { name: 'grpc', port: 8081 },
+      ]),
+      component: {},
+    };
     const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, disableHTTPRouteTimeout: true }), dual, undefined);
     expect(route?.spec.rules).toEqual([
       expect.objectContaining({
-        matches: [{ path: { type: 'RegularExpression', value: '^/inference\\.GRPCInferenceService/.*$' }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }],
+        matches: [
+          {
+            path: { type: 'RegularExpression', value: '^/inference\\.GRPCInferenceService/.*$' },
+            headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }],
+          },
+        ],
         backendRefs: [expect.objectContaining({ port: 8081 })],
       }),
       expect.objectContaining({ matches: [{ path: { type: 'RegularExpression', value: '^/.*$' } }], backendRefs: [expect.objectContaining({ port: 80 })] }),
@@ -106,16 +126,38 @@ describe('HTTPRoute', () => {
     const routes = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, pathTemplate: '/serving/{{ .Namespace }}/{{ .Name }}/' }), predictor, undefined);
     const top = routes.find((r) => r.metadata.name === 'iris')!;
     expect(top.spec.hostnames).toEqual(['iris-ml.example.com', 'example.com']);
-    expect(top.spec.rules[1]).toMatchObject({ matches: [{ path: { type: 'RegularExpression', value: '/serving/ml/iris/' } }], backendRefs: [{ name: 'iris-predictor', port: 80 }] });
+    expect(top.spec.rules[1]).toMatchObject({
+      matches: [{ path: { type: 'RegularExpression', value: '/serving/ml/iris/' } }],
+      backendRefs: [{ name: 'iris-predictor', port: 80 }],
+    });
     expect(routes.find((r) => r.metadata.name === 'iris-predictor')?.spec.rules).toHaveLength(1);
     expect(() => ingressConfig({ pathTemplate: 'serving/{{ .Name }}' })).toThrow(/must be an absolute path/);
-    expect(() => desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, pathTemplate: '/a?b={{ .Name }}' }), predictor, undefined)).toThrow(/invalid path '\/a\?b=iris'/);
+    expect(() => desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, pathTemplate: '/a?b={{ .Name }}' }), predictor, undefined)).toThrow(
+      /invalid path '\/a\?b=iris'/,
+    );
   });
 
   it.each<[string, HttpRoute['status'], string | undefined]>([
     ['no parent yet', undefined, 'ParentStatusNotAvailable'],
-    ['refused by the Gateway', { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners', message: 'no listener' }] }] }, 'NotAllowedByListeners'],
-    ['accepted', { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }, { type: 'ResolvedRefs', status: 'True' }] }] }, undefined],
+    [
+      'refused by the Gateway',
+      { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners', message: 'no listener' }] }] },
+      'NotAllowedByListeners',
+    ],
+    [
+      'accepted',
+      {
+        parents: [
+          {
+            conditions: [
+              { type: 'Accepted', status: 'True' },
+              { type: 'ResolvedRefs', status: 'True' },
+            ],
+          },
+        ],
+      },
+      undefined,
+    ],
   ])('readiness: %s', (_name, status, reason) => {
     const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true }), predictor, undefined);
     expect(httpRouteProblem({ ...route!, ...(status ? { status } : {}) })?.reason).toBe(reason);
@@ -124,7 +166,12 @@ describe('HTTPRoute', () => {
 
 describe('ingress config and hosts', () => {
   it('KServe defaults: domain example.com, the name-namespace template, gateway kserve/kserve-ingress-gateway', () => {
-    expect(ingressConfig()).toMatchObject({ ingressDomain: 'example.com', urlScheme: 'http', enableGatewayApi: false, kserveIngressGateway: { namespace: 'kserve', name: 'kserve-ingress-gateway' } });
+    expect(ingressConfig()).toMatchObject({
+      ingressDomain: 'example.com',
+      urlScheme: 'http',
+      enableGatewayApi: false,
+      kserveIngressGateway: { namespace: 'kserve', name: 'kserve-ingress-gateway' },
+    });
   });
 
   it('refuses a Gateway API config whose gateway is not namespace/name', () => {
@@ -139,7 +186,12 @@ describe('ingress config and hosts', () => {
 
   it('additionalIngressDomains: the top-level route answers on each (deduplicated, invalid ones skipped)', () => {
     const predictor = { service: service('iris-predictor', [{ name: 'iris-predictor', port: 80 }]), component: {} };
-    const routes = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true, additionalIngressDomains: ['models.internal', 'models.internal', 'Bad_Domain'] }), predictor, undefined);
+    const routes = desiredHttpRoutes(
+      isvc(),
+      ingressConfig({ enableGatewayApi: true, additionalIngressDomains: ['models.internal', 'models.internal', 'Bad_Domain'] }),
+      predictor,
+      undefined,
+    );
     expect(routes.find((r) => r.metadata.name === 'iris')?.spec.hostnames).toEqual(['iris-ml.example.com', 'iris-ml.models.internal']);
     expect(routes.find((r) => r.metadata.name === 'iris-predictor')?.spec.hostnames).toEqual(['iris-predictor-ml.example.com']);
     expect(() => ingressConfig({ additionalIngressDomains: 'x' })).toThrow(/must be a list of domain names/);

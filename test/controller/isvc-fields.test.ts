@@ -15,18 +15,7 @@ import type { HttpRoute } from '../../controller/reconcile/ingress/http-route.js
 import { ROOT } from '../helpers/server.js';
 import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import {
-  type Clients,
-  clientsFor,
-  conditionOf,
-  createNamespace,
-  isReady,
-  isvcYaml,
-  kubectlApply,
-  kubectlApplyRejected,
-  notFound,
-  waitForIsvc,
-} from './kube-test-helpers.js';
+import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
@@ -100,11 +89,7 @@ const ONNX = `    model:
 
 describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () => {
   it('predictor + transformer: one Ingress with KServe host rules, url, address and component URLs; deleted with the ISVC', async () => {
-    await kubectlApply(
-      cp,
-      isvcYaml('ing', `  predictor:\n${ONNX}  transformer:\n    containers:\n      - name: kserve-container\n        image: transformer:1\n`),
-      NS,
-    );
+    await kubectlApply(cp, isvcYaml('ing', `  predictor:\n${ONNX}  transformer:\n    containers:\n      - name: kserve-container\n        image: transformer:1\n`), NS);
     const isvc = await waitForIsvc(c, NS, 'ing', isReady, 'Ready', 90_000);
     expect(isvc.status?.url).toBe('http://ing-fields.example.com');
     expect(isvc.status?.address?.url).toBe('http://ing-transformer.fields.svc.cluster.local');
@@ -118,7 +103,13 @@ describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () 
     const ingress = await net.readNamespacedIngress({ name: 'ing', namespace: NS });
     expect(ingress.spec?.ingressClassName).toBe('nginx');
     expect(ingress.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'InferenceService', name: 'ing', controller: true });
-    const rules = ingress.spec?.rules?.map((r) => [r.host, r.http?.paths[0]?.path, r.http?.paths[0]?.pathType, r.http?.paths[0]?.backend.service?.name, r.http?.paths[0]?.backend.service?.port?.number]);
+    const rules = ingress.spec?.rules?.map((r) => [
+      r.host,
+      r.http?.paths[0]?.path,
+      r.http?.paths[0]?.pathType,
+      r.http?.paths[0]?.backend.service?.name,
+      r.http?.paths[0]?.backend.service?.port?.number,
+    ]);
     expect(rules).toEqual([
       ['ing-fields.example.com', '/', 'Prefix', 'ing-transformer', 80],
       ['ing-transformer-fields.example.com', '/', 'Prefix', 'ing-transformer', 80],
@@ -127,7 +118,11 @@ describe('Standard mode Ingress (ingress.ingressClassName, domainTemplate)', () 
 
     await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'ing' });
     // The garbage collector's first pass waits for its discovery sync: slow on a cold control plane.
-    await waitFor(() => notFound(net.readNamespacedIngress({ name: 'ing', namespace: NS })), { until: (gone) => gone, description: 'the Ingress garbage-collected', timeoutMs: 120_000 });
+    await waitFor(() => notFound(net.readNamespacedIngress({ name: 'ing', namespace: NS })), {
+      until: (gone) => gone,
+      description: 'the Ingress garbage-collected',
+      timeoutMs: 120_000,
+    });
   });
 
   it('predictor + explainer with loggers: {isvc}-explainer Deployment, Service and HPA told the predictor host, ExplainerReady, :explain routed to it; deleted when taken out of the spec', async () => {
@@ -165,12 +160,32 @@ ${ONNX}  explainer:
       [
         'kserve-container',
         'explainer:1',
-        ['--workers', '2', '--model_name', 'expl', '--predictor_host', 'expl-predictor.fields', '--http_port', '8080', '--logger_url', 'http://default-broker', '--logger_mode', 'all', ...identity('explainer')],
+        [
+          '--workers',
+          '2',
+          '--model_name',
+          'expl',
+          '--predictor_host',
+          'expl-predictor.fields',
+          '--http_port',
+          '8080',
+          '--logger_url',
+          'http://default-broker',
+          '--logger_mode',
+          'all',
+          ...identity('explainer'),
+        ],
       ],
     ]);
     const predictorArgs = (await deployment('expl-predictor')).spec!.template.spec!.containers[0]!.args!;
     expect(predictorArgs.slice(-14)).toEqual([
-      '--logger_url', 'http://sink.fields:8080/events', '--logger_mode', 'request', ...identity('predictor'), '--logger_metadata_headers', 'x-tenant,traceparent',
+      '--logger_url',
+      'http://sink.fields:8080/events',
+      '--logger_mode',
+      'request',
+      ...identity('predictor'),
+      '--logger_metadata_headers',
+      'x-tenant,traceparent',
     ]);
     const svc = await c.core.readNamespacedService({ name: 'expl-explainer', namespace: NS });
     expect(svc.spec?.ports?.[0]).toMatchObject({ port: 80, targetPort: 8080 });
@@ -202,7 +217,11 @@ ${ONNX}  explainer:
     expect(routesAfter).toEqual(['expl-fields.example.com', 'expl-predictor-fields.example.com']);
 
     await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'expl' });
-    await waitFor(() => notFound(c.apps.readNamespacedDeployment({ name: 'expl-predictor', namespace: NS })), { until: (gone) => gone, description: 'the predictor garbage-collected', timeoutMs: 120_000 });
+    await waitFor(() => notFound(c.apps.readNamespacedDeployment({ name: 'expl-predictor', namespace: NS })), {
+      until: (gone) => gone,
+      description: 'the predictor garbage-collected',
+      timeoutMs: 120_000,
+    });
   });
 
   it("the CRD refuses built-in explainers and what only KServe's logger agent does, each by name", async () => {
@@ -232,7 +251,12 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
   beforeAll(async () => {
     await kubectlApply(
       cp,
-      configYaml({ enableGatewayApi: true, kserveIngressGateway: 'kserve/kserve-ingress-gateway', domainTemplate: '{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}', pathTemplate: '/serving/{{ .Namespace }}/{{ .Name }}' }),
+      configYaml({
+        enableGatewayApi: true,
+        kserveIngressGateway: 'kserve/kserve-ingress-gateway',
+        domainTemplate: '{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}',
+        pathTemplate: '/serving/{{ .Namespace }}/{{ .Name }}',
+      }),
     );
   });
   afterAll(async () => {
@@ -253,8 +277,22 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
               parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'kserve', name: 'kserve-ingress-gateway' },
               controllerName: 'example.com/gateway-controller',
               conditions: [
-                { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'accepted', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), observedGeneration: route.metadata.generation ?? 1 },
-                { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: 'resolved', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), observedGeneration: route.metadata.generation ?? 1 },
+                {
+                  type: 'Accepted',
+                  status: 'True',
+                  reason: 'Accepted',
+                  message: 'accepted',
+                  lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+                  observedGeneration: route.metadata.generation ?? 1,
+                },
+                {
+                  type: 'ResolvedRefs',
+                  status: 'True',
+                  reason: 'ResolvedRefs',
+                  message: 'resolved',
+                  lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+                  observedGeneration: route.metadata.generation ?? 1,
+                },
               ],
             },
           ],
@@ -274,7 +312,17 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
     expect(predictorRoute.spec.rules).toEqual([
       {
         matches: [{ path: { type: 'RegularExpression', value: '^/.*$' } }],
-        filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'KServe-Isvc-Name', value: 'gw' }, { name: 'KServe-Isvc-Namespace', value: NS }] } }],
+        filters: [
+          {
+            type: 'RequestHeaderModifier',
+            requestHeaderModifier: {
+              set: [
+                { name: 'KServe-Isvc-Name', value: 'gw' },
+                { name: 'KServe-Isvc-Namespace', value: NS },
+              ],
+            },
+          },
+        ],
         backendRefs: [{ group: '', kind: 'Service', name: 'gw-predictor', namespace: NS, port: 80, weight: 1 }],
         timeouts: { request: '30s' },
       },
@@ -293,7 +341,11 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
     expect(isvc.status?.address?.url).toBe('http://gw-predictor.fields.svc.cluster.local');
 
     await c.custom.deleteNamespacedCustomObject({ group: 'serving.kserve.io', version: 'v1beta1', namespace: NS, plural: 'inferenceservices', name: 'gw' });
-    await waitFor(() => notFound(c.custom.getNamespacedCustomObject({ ...routes, name: 'gw-predictor' })), { until: (gone) => gone, description: 'routes garbage-collected', timeoutMs: 120_000 });
+    await waitFor(() => notFound(c.custom.getNamespacedCustomObject({ ...routes, name: 'gw-predictor' })), {
+      until: (gone) => gone,
+      description: 'routes garbage-collected',
+      timeoutMs: 120_000,
+    });
   });
 });
 
@@ -315,8 +367,14 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
         - { name: cfg, mountPath: /etc/cfg, readOnly: true }
 `,
     );
-    expect(pod.volumes).toEqual([{ name: 'cache', emptyDir: { medium: 'Memory' } }, { name: 'cfg', configMap: { name: 'my-config', defaultMode: 420 } }]);
-    expect(pod.containers[0]?.volumeMounts).toEqual([{ name: 'cache', mountPath: '/cache' }, { name: 'cfg', mountPath: '/etc/cfg', readOnly: true }]);
+    expect(pod.volumes).toEqual([
+      { name: 'cache', emptyDir: { medium: 'Memory' } },
+      { name: 'cfg', configMap: { name: 'my-config', defaultMode: 420 } },
+    ]);
+    expect(pod.containers[0]?.volumeMounts).toEqual([
+      { name: 'cache', mountPath: '/cache' },
+      { name: 'cfg', mountPath: '/etc/cfg', readOnly: true },
+    ]);
   });
 
   it('env (merged with the runtime by name) and envFrom', async () => {
@@ -335,7 +393,13 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
 `,
     );
     const c0 = pod.containers[0]!;
-    expect(c0.env).toEqual(expect.arrayContaining([{ name: 'LOG_LEVEL', value: 'debug' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'token' } } }, { name: 'STORAGE_URI', value: 's3://models/x' }]));
+    expect(c0.env).toEqual(
+      expect.arrayContaining([
+        { name: 'LOG_LEVEL', value: 'debug' },
+        { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'token' } } },
+        { name: 'STORAGE_URI', value: 's3://models/x' },
+      ]),
+    );
     expect(c0.envFrom).toEqual([{ configMapRef: { name: 'extra-env' } }]);
   });
 
@@ -460,12 +524,18 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
     const c0 = pod.containers[0]!;
     // The runtime's requests and cpu limit stay; the ISVC's memory limit wins.
     expect(c0.resources).toEqual({ requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '1', memory: '4Gi' } });
-    expect(c0.ports?.map((p) => [p.containerPort, p.name])).toEqual([[8080, 'http1'], [8081, 'grpc']]);
+    expect(c0.ports?.map((p) => [p.containerPort, p.name])).toEqual([
+      [8080, 'http1'],
+      [8081, 'grpc'],
+    ]);
     // The runtime's readiness probe keeps its httpGet; the ISVC adds periodSeconds.
     expect(c0.readinessProbe).toMatchObject({ httpGet: { path: '/v2/health/ready', port: 8080 }, periodSeconds: 3 });
     expect(c0.livenessProbe).toMatchObject({ httpGet: { path: '/v2/health/live', port: 8080 } });
     const svc = await c.core.readNamespacedService({ name: 'res-predictor', namespace: NS });
-    expect(svc.spec?.ports?.map((p) => [p.port, p.targetPort])).toEqual([[80, 8080], [8081, 8081]]);
+    expect(svc.spec?.ports?.map((p) => [p.port, p.targetPort])).toEqual([
+      [80, 8080],
+      [8081, 8081],
+    ]);
   });
 
   it('a custom predictor and a transformer keep their whole PodSpec', async () => {
@@ -494,7 +564,14 @@ describe('pod-spec fidelity: component PodSpec fields reach the Deployment pod t
   });
 
   it('a PodSpec the API server refuses is PredictorReady=False InvalidSpec with its message', async () => {
-    await kubectlApply(cp, isvcYaml('badmount', `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/x\n      volumeMounts: [{ name: nowhere, mountPath: /x }]\n`), NS);
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'badmount',
+        `  predictor:\n    model:\n      modelFormat: { name: onnx }\n      storageUri: s3://models/x\n      volumeMounts: [{ name: nowhere, mountPath: /x }]\n`,
+      ),
+      NS,
+    );
     const isvc = await waitForIsvc(c, NS, 'badmount', (i) => conditionOf(i, 'PredictorReady')?.reason === 'InvalidSpec', 'InvalidSpec');
     expect(conditionOf(isvc, 'PredictorReady')?.message).toMatch(/the API server refused the predictor's workload: .*volumeMounts\[0\]\.name: Not found: "nowhere"/);
     expect(conditionOf(isvc, 'Ready')?.status).toBe('False');
@@ -532,9 +609,11 @@ describe('legacy framework shorthands', () => {
     },
   );
 
-  it('two implementations are refused with KServe\'s message', async () => {
+  it("two implementations are refused with KServe's message", async () => {
     const err = await kubectlApplyRejected(cp, isvcYaml('two', `  predictor:\n    sklearn: { storageUri: s3://a }\n    xgboost: { storageUri: s3://b }\n`), NS);
-    expect(err).toContain('exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec');
+    expect(err).toContain(
+      'exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec',
+    );
     const withModel = await kubectlApplyRejected(cp, isvcYaml('two', `  predictor:\n    pmml: { storageUri: s3://a }\n${ONNX}`), NS);
     expect(withModel).toContain('exactly one of [');
   });
@@ -565,19 +644,33 @@ stringData: { broken: '{"type": "s3", "secret_access_key": ${SECRET}' }
 `,
       NS,
     );
-    await kubectlApply(cp, isvcYaml('creds', `  predictor:
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'creds',
+        `  predictor:
     serviceAccountName: s3-reader
-${ONNX}`), NS);
+${ONNX}`,
+      ),
+      NS,
+    );
     await waitForIsvc(c, NS, 'creds', isReady, 'Ready', 90_000);
     const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: 'serving.kserve.io/inferenceservice=creds' });
     const init = pods.items[0]?.spec?.initContainers?.find((i) => i.name === 'storage-initializer');
     expect(init?.env).toContainEqual({ name: 'AWS_SECRET_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 's3-creds', key: 'AWS_SECRET_ACCESS_KEY' } } });
     // A storage spec whose secret entry is not JSON: the pod is refused, the secret not quoted.
-    await kubectlApply(cp, isvcYaml('broken', `  predictor:
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'broken',
+        `  predictor:
     model:
       modelFormat: { name: onnx }
       storage: { key: broken, path: m/x }
-`), NS);
+`,
+      ),
+      NS,
+    );
     const rs = await waitFor(() => c.apps.listNamespacedReplicaSet({ namespace: NS, labelSelector: 'serving.kserve.io/inferenceservice=broken' }), {
       until: (l) => (l.items[0]?.status?.conditions ?? []).some((x) => x.type === 'ReplicaFailure'),
       description: 'the ReplicaSet reports the refused pod',
@@ -624,12 +717,19 @@ stringData: { default_hdfs: '{"type": "hdfs", "HDFS_NAMENODE": "http://namenode:
       });
       return { pod: pods.items[0]!.spec!, init: pods.items[0]!.spec!.initContainers!.find((i) => i.name === 'storage-initializer')! };
     };
-    await kubectlApply(cp, isvcYaml('hub', `  predictor:
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'hub',
+        `  predictor:
     serviceAccountName: hub-reader
     model:
       modelFormat: { name: onnx }
       storageUri: hf://org/model
-`), NS);
+`,
+      ),
+      NS,
+    );
     const hub = await initOf('hub');
     expect(hub.init.env).toEqual(
       expect.arrayContaining([
@@ -642,11 +742,15 @@ stringData: { default_hdfs: '{"type": "hdfs", "HDFS_NAMENODE": "http://namenode:
 
     await kubectlApply(
       cp,
-      isvcYaml('hdfsspec', `  predictor:
+      isvcYaml(
+        'hdfsspec',
+        `  predictor:
     model:
       modelFormat: { name: onnx }
       storage: { path: models/iris, parameters: { type: hdfs } }
-`, { 'serving.kserve.io/secretName': 'hdfs-storage' }),
+`,
+        { 'serving.kserve.io/secretName': 'hdfs-storage' },
+      ),
       NS,
     );
     const spec = await initOf('hdfsspec');
@@ -654,4 +758,3 @@ stringData: { default_hdfs: '{"type": "hdfs", "HDFS_NAMENODE": "http://namenode:
     expect(spec.init.env).toContainEqual({ name: 'STORAGE_CONFIG', valueFrom: { secretKeyRef: { name: 'hdfs-storage', key: 'default_hdfs' } } });
   });
 });
-

@@ -39,7 +39,11 @@ async function knativeReports(name: string, revision: string, traffic: { revisio
       ...ksvc,
       status: {
         observedGeneration: ksvc.metadata?.generation,
-        conditions: [{ type: 'Ready', status: 'True' }, { type: 'RoutesReady', status: 'True' }, { type: 'ConfigurationsReady', status: 'True' }],
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'RoutesReady', status: 'True' },
+          { type: 'ConfigurationsReady', status: 'True' },
+        ],
         url: `http://${name}.${NS}.example.com`,
         address: { url: `http://${name}.${NS}.svc.cluster.local` },
         latestCreatedRevisionName: revision,

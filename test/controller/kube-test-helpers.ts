@@ -59,7 +59,14 @@ export function conditionOf(isvc: InferenceService, type: string): Condition | u
 }
 
 /** Waits until the ISVC satisfies `until`, reporting its status on timeout. */
-export function waitForIsvc(c: Clients, namespace: string, name: string, until: (i: InferenceService) => boolean, description: string, timeoutMs = 60_000): Promise<InferenceService> {
+export function waitForIsvc(
+  c: Clients,
+  namespace: string,
+  name: string,
+  until: (i: InferenceService) => boolean,
+  description: string,
+  timeoutMs = 60_000,
+): Promise<InferenceService> {
   return waitFor(() => getIsvc(c, namespace, name), { until, description: `${namespace}/${name}: ${description}`, timeoutMs, intervalMs: 250 });
 }
 

@@ -26,9 +26,13 @@ describe('parseControllerArgs', () => {
   });
 
   it('accepts both separators and both value forms, and repeats --cert-host', () => {
-    expect(
-      parseControllerArgs(['--health_port=9000', '--webhook-port', '0', '--install-crds', '--leader-elect', 'false', '--cert-host', 'a', '--cert_host=b'], {}),
-    ).toMatchObject({ healthPort: 9000, webhookPort: 0, installCrds: true, leaderElect: false, certHosts: ['a', 'b'] });
+    expect(parseControllerArgs(['--health_port=9000', '--webhook-port', '0', '--install-crds', '--leader-elect', 'false', '--cert-host', 'a', '--cert_host=b'], {})).toMatchObject({
+      healthPort: 9000,
+      webhookPort: 0,
+      installCrds: true,
+      leaderElect: false,
+      certHosts: ['a', 'b'],
+    });
   });
 
   it.each([

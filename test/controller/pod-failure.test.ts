@@ -19,8 +19,7 @@ function pod(name: string, created: string, status: V1PodStatus, deleting = fals
   };
 }
 
-const readyPod = (name: string, created: string): V1Pod =>
-  pod(name, created, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
+const readyPod = (name: string, created: string): V1Pod => pod(name, created, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
 
 const unschedulable = (name: string, created: string): V1Pod =>
   pod(name, created, {
@@ -31,7 +30,10 @@ const unschedulable = (name: string, created: string): V1Pod =>
 const withContainer = (name: string, created: string, container: V1ContainerStatus, init = false): V1Pod =>
   pod(name, created, {
     phase: init ? 'Pending' : 'Running',
-    conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', reason: 'ContainersNotReady' }],
+    conditions: [
+      { type: 'PodScheduled', status: 'True' },
+      { type: 'Ready', status: 'False', reason: 'ContainersNotReady' },
+    ],
     ...(init ? { initContainerStatuses: [container] } : { containerStatuses: [container] }),
   });
 
@@ -39,10 +41,10 @@ const status = (name: string, rest: Partial<V1ContainerStatus>): V1ContainerStat
 
 const cases: ReadonlyArray<readonly [string, Condition, readonly V1Pod[], Partial<Condition>]> = [
   ['a Ready condition stays as it is', condition('PredictorReady', 'True'), [unschedulable('p-1', '2026-01-01T00:00:00Z')], { status: 'True' }],
-  ['no pods: the Deployment\'s words', NOT_AVAILABLE, [], NOT_AVAILABLE],
-  ['Ready pods: the Deployment\'s words', NOT_AVAILABLE, [readyPod('p-1', '2026-01-01T00:00:00Z')], NOT_AVAILABLE],
+  ["no pods: the Deployment's words", NOT_AVAILABLE, [], NOT_AVAILABLE],
+  ["Ready pods: the Deployment's words", NOT_AVAILABLE, [readyPod('p-1', '2026-01-01T00:00:00Z')], NOT_AVAILABLE],
   [
-    'the scheduler\'s refusal',
+    "the scheduler's refusal",
     NOT_AVAILABLE,
     [unschedulable('p-1', '2026-01-01T00:00:00Z')],
     { status: 'Unknown', reason: 'Unschedulable', message: 'pod p-1 cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.' },
@@ -62,7 +64,13 @@ const cases: ReadonlyArray<readonly [string, Condition, readonly V1Pod[], Partia
   [
     'an image that cannot be pulled',
     NOT_AVAILABLE,
-    [withContainer('p-1', '2026-01-01T00:00:00Z', status('kserve-container', { state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "a:1" is not present with pull policy of Never' } } }))],
+    [
+      withContainer(
+        'p-1',
+        '2026-01-01T00:00:00Z',
+        status('kserve-container', { state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "a:1" is not present with pull policy of Never' } } }),
+      ),
+    ],
     { reason: 'ErrImageNeverPull', message: 'pod p-1, container kserve-container: Container image "a:1" is not present with pull policy of Never' },
   ],
   [
@@ -94,7 +102,11 @@ const cases: ReadonlyArray<readonly [string, Condition, readonly V1Pod[], Partia
       withContainer(
         'p-1',
         '2026-01-01T00:00:00Z',
-        status('kserve-container', { restartCount: 3, state: { terminated: { exitCode: 137, reason: 'OOMKilled' } }, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }),
+        status('kserve-container', {
+          restartCount: 3,
+          state: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+        }),
       ),
     ],
     { reason: 'CrashLoopBackOff', message: 'pod p-1, container kserve-container: keeps failing; last exit: OOMKilled, exit code 137' },

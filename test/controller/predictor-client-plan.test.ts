@@ -29,7 +29,19 @@ describe('transformer and explainer plans (one builder)', () => {
     ['transformer', planTransformer],
     ['explainer', planExplainer],
   ] as const)('%s: {isvc}-%s, kserve-container told the predictor host, its PodSpec fields kept', (component, plan) => {
-    const p = plan(isvc({ [component]: { containers: [{ name: 'mine', image: 'x:1' }, { name: 'side', image: 's' }], nodeSelector: { gpu: 'no' }, labels: { l: '1' } } }), config)!;
+    const p = plan(
+      isvc({
+        [component]: {
+          containers: [
+            { name: 'mine', image: 'x:1' },
+            { name: 'side', image: 's' },
+          ],
+          nodeSelector: { gpu: 'no' },
+          labels: { l: '1' },
+        },
+      }),
+      config,
+    )!;
     expect(p.component).toBe(component);
     expect(p.name).toBe(`iris-${component}`);
     expect(p.labels).toMatchObject({ team: 'a', l: '1', component });
@@ -54,8 +66,12 @@ describe('logger arguments on the kserve-container', () => {
   const identity = (component: string) => ['--logger_inference_service', 'iris', '--logger_namespace', 'ml', '--logger_component', component, '--logger_endpoint', 'default'];
   const configured = parseInferenceServiceConfig({ logger: JSON.stringify({ defaultUrl: 'http://broker.ml.svc' }) });
   it.each<[string, Record<string, unknown>, typeof config, string[]]>([
-    ['url, mode and headers as written', { url: 'http://sink:8080/e', mode: 'request', metadataHeaders: ['x-tenant', 'traceparent'] }, config,
-      ['--logger_url', 'http://sink:8080/e', '--logger_mode', 'request', ...identity('explainer'), '--logger_metadata_headers', 'x-tenant,traceparent']],
+    [
+      'url, mode and headers as written',
+      { url: 'http://sink:8080/e', mode: 'request', metadataHeaders: ['x-tenant', 'traceparent'] },
+      config,
+      ['--logger_url', 'http://sink:8080/e', '--logger_mode', 'request', ...identity('explainer'), '--logger_metadata_headers', 'x-tenant,traceparent'],
+    ],
     ["no url: KServe's shipped defaultUrl, mode all", {}, config, ['--logger_url', 'http://default-broker', '--logger_mode', 'all', ...identity('explainer')]],
     ['no url: the ConfigMap logger.defaultUrl', { mode: 'response' }, configured, ['--logger_url', 'http://broker.ml.svc', '--logger_mode', 'response', ...identity('explainer')]],
   ])('%s', (_n, logger, cfg, want) => {

@@ -67,8 +67,22 @@ describe('Knative traffic split (KServe rule)', () => {
   it.each([
     [undefined, 'r1', [{ latestRevision: true, percent: 100 }]],
     [20, undefined, [{ latestRevision: true, percent: 100 }]],
-    [20, 'r1', [{ latestRevision: true, percent: 20 }, { latestRevision: false, revisionName: 'r1', percent: 80, tag: 'prev' }]],
-    [0, 'r1', [{ latestRevision: true, percent: 0 }, { latestRevision: false, revisionName: 'r1', percent: 100, tag: 'prev' }]],
+    [
+      20,
+      'r1',
+      [
+        { latestRevision: true, percent: 20 },
+        { latestRevision: false, revisionName: 'r1', percent: 80, tag: 'prev' },
+      ],
+    ],
+    [
+      0,
+      'r1',
+      [
+        { latestRevision: true, percent: 0 },
+        { latestRevision: false, revisionName: 'r1', percent: 100, tag: 'prev' },
+      ],
+    ],
     [100, 'r1', [{ latestRevision: true, percent: 100 }]],
   ] as const)('canary %s with rolled-out %s', (p, rolled, want) => {
     expect(trafficSplit(i, p, rolled)).toEqual(want);
@@ -85,7 +99,13 @@ describe('Knative traffic split (KServe rule)', () => {
     });
     const s1 = componentStatusFromKnative(ready('r1', [{ revisionName: 'r1', percent: 100 }]), undefined);
     expect(s1.latestRolledoutRevision).toBe('r1');
-    const s2 = componentStatusFromKnative(ready('r2', [{ revisionName: 'r2', percent: 10 }, { revisionName: 'r1', percent: 90 }]), s1);
+    const s2 = componentStatusFromKnative(
+      ready('r2', [
+        { revisionName: 'r2', percent: 10 },
+        { revisionName: 'r1', percent: 90 },
+      ]),
+      s1,
+    );
     expect(s2).toMatchObject({ latestReadyRevision: 'r2', latestRolledoutRevision: 'r1' });
     const s3 = componentStatusFromKnative(ready('r2', [{ revisionName: 'r2', percent: 100 }]), s2);
     expect(s3).toMatchObject({ latestRolledoutRevision: 'r2', previousRolledoutRevision: 'r1' });
@@ -102,7 +122,15 @@ describe('predictor pod from a runtime', () => {
       spec: {
         labels: { 'runtime-label': 'x' },
         containers: [
-          { name: 'kserve-container', image: 'rt:1.0', args: ['--model_name={{.Name}}', '--fmt={{.Annotations.modelFormat}}', '--team={{.Labels.team}}'], env: [{ name: 'A', value: 'rt' }, { name: 'B', value: '{{.Namespace}}' }] },
+          {
+            name: 'kserve-container',
+            image: 'rt:1.0',
+            args: ['--model_name={{.Name}}', '--fmt={{.Annotations.modelFormat}}', '--team={{.Labels.team}}'],
+            env: [
+              { name: 'A', value: 'rt' },
+              { name: 'B', value: '{{.Namespace}}' },
+            ],
+          },
         ],
       },
     };
@@ -110,7 +138,11 @@ describe('predictor pod from a runtime', () => {
     const c = p.podSpec.containers[0]!;
     expect(c.image).toBe('rt:2.0');
     expect(c.args).toEqual(['--model_name=m', '--fmt=onnx', '--team=a', '--workers=2']);
-    expect(c.env).toEqual([{ name: 'A', value: 'isvc' }, { name: 'B', value: 'ns' }, { name: 'STORAGE_URI', value: 's3://b/m' }]);
+    expect(c.env).toEqual([
+      { name: 'A', value: 'isvc' },
+      { name: 'B', value: 'ns' },
+      { name: 'STORAGE_URI', value: 's3://b/m' },
+    ]);
     expect(c.resources).toEqual({ requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } });
     expect(p.labels).toMatchObject({ 'runtime-label': 'x', team: 'a', 'serving.kserve.io/inferenceservice': 'm', component: 'predictor' });
     expect(p.podAnnotations['internal.serving.kserve.io/storage-initializer-sourceuri']).toBe('s3://b/m');
@@ -118,7 +150,12 @@ describe('predictor pod from a runtime', () => {
 
   it('a storage spec without a bucket leaves the placeholder scheme for the webhook', () => {
     const i = isvc({ model: { modelFormat: { name: 'onnx' }, storage: { key: 'localMinIO', path: '/models/mnist' } } });
-    const runtime = { apiVersion: 'serving.kserve.io/v1alpha1', kind: 'ServingRuntime' as const, metadata: { name: 'rt' }, spec: { containers: [{ name: 'kserve-container', image: 'rt:1' }] } };
+    const runtime = {
+      apiVersion: 'serving.kserve.io/v1alpha1',
+      kind: 'ServingRuntime' as const,
+      metadata: { name: 'rt' },
+      spec: { containers: [{ name: 'kserve-container', image: 'rt:1' }] },
+    };
     const p = planRuntimePredictor(i, i.spec.predictor.model!, runtime, config);
     expect(p.podAnnotations).toMatchObject({
       'internal.serving.kserve.io/storage-initializer-sourceuri': '<scheme-placeholder>://models/mnist',
@@ -143,8 +180,22 @@ describe('status derivation', () => {
     ['available', dep([{ type: 'Available', status: 'True' }]), 'True'],
     ['available but an old generation', dep([{ type: 'Available', status: 'True' }], { observedGeneration: 1 }), 'Unknown'],
     ['replica failure', dep([{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' }]), 'False'],
-    ['progress deadline', dep([{ type: 'Available', status: 'False' }, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }]), 'False'],
-    ['still progressing', dep([{ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable' }, { type: 'Progressing', status: 'True' }]), 'Unknown'],
+    [
+      'progress deadline',
+      dep([
+        { type: 'Available', status: 'False' },
+        { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' },
+      ]),
+      'False',
+    ],
+    [
+      'still progressing',
+      dep([
+        { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable' },
+        { type: 'Progressing', status: 'True' },
+      ]),
+      'Unknown',
+    ],
   ] as const)('%s → %s', (_n, d, want) => {
     expect(readinessFromDeployment('PredictorReady', d).status).toBe(want);
   });
@@ -166,9 +217,24 @@ describe('status derivation', () => {
       metadata: { name, creationTimestamp: new Date(created) },
       status: { initContainerStatuses: init },
     });
-    const failed = pod('new', '2026-01-02T00:00:00Z', [{ name: 'storage-initializer', image: 'i', imageID: '', ready: false, restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, message: 'no such bucket', reason: 'Error' } } }]);
-    const old = pod('old', '2026-01-01T00:00:00Z', [{ name: 'storage-initializer', image: 'i', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0 } } }]);
-    expect(modelStatusFromPods([old, failed], false)).toMatchObject({ transitionStatus: 'BlockedByFailedLoad', lastFailureInfo: { reason: 'ModelLoadFailed', message: 'no such bucket', exitCode: 1, location: 'new' } });
+    const failed = pod('new', '2026-01-02T00:00:00Z', [
+      {
+        name: 'storage-initializer',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 2,
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+        lastState: { terminated: { exitCode: 1, message: 'no such bucket', reason: 'Error' } },
+      },
+    ]);
+    const old = pod('old', '2026-01-01T00:00:00Z', [
+      { name: 'storage-initializer', image: 'i', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0 } } },
+    ]);
+    expect(modelStatusFromPods([old, failed], false)).toMatchObject({
+      transitionStatus: 'BlockedByFailedLoad',
+      lastFailureInfo: { reason: 'ModelLoadFailed', message: 'no such bucket', exitCode: 1, location: 'new' },
+    });
     const loading = pod('l', '2026-01-03T00:00:00Z', [{ name: 'storage-initializer', image: 'i', imageID: '', ready: false, restartCount: 0, state: { running: {} } }]);
     expect(modelStatusFromPods([loading], false).states?.targetModelState).toBe('Loading');
     expect(modelStatusFromPods([old], true)).toMatchObject({ transitionStatus: 'UpToDate', states: { activeModelState: 'Loaded' } });

@@ -43,8 +43,7 @@ export function grpcClient(address: string, options: grpc.ChannelOptions = {}): 
     call: (method, request = {}, opts) => promisify(inference, method, request, opts),
     infer: (request) => promisify(inference, 'ModelInfer', request),
     healthCheck: async (service) => (await promisify<{ status: string }>(health, 'Check', { service })).status,
-    healthWatch: (service) =>
-      (health as unknown as { Watch(r: object): grpc.ClientReadableStream<{ status: string }> }).Watch({ service }),
+    healthWatch: (service) => (health as unknown as { Watch(r: object): grpc.ClientReadableStream<{ status: string }> }).Watch({ service }),
     close: () => {
       inference.close();
       health.close();

@@ -5,7 +5,6 @@
 import { expect, it } from 'vitest';
 import { useGrpcFixture } from '../helpers/grpc-fixture.js';
 
-
 const f = useGrpcFixture({ add_sub: 'add_sub' });
 
 // Values that are not exact in binary floating point, so any precision loss would show.
@@ -83,9 +82,7 @@ async function grpcRaw(): Promise<Outputs> {
     ],
     raw_input_contents: [Buffer.from(A.buffer), Buffer.from(B.buffer)],
   });
-  return Object.fromEntries(
-    res.outputs.map((o, i) => [o.name, Array.from(new Float32Array(Uint8Array.from(res.raw_output_contents[i] as Uint8Array).buffer))]),
-  );
+  return Object.fromEntries(res.outputs.map((o, i) => [o.name, Array.from(new Float32Array(Uint8Array.from(res.raw_output_contents[i] as Uint8Array).buffer))]));
 }
 
 it('gives the same numbers over REST JSON, REST binary, gRPC typed and gRPC raw', async () => {

@@ -48,8 +48,19 @@ let grpcAddress: string;
 beforeAll(async () => {
   const grpcPort = await freePort();
   server = runCli([
-    'serve', '--model_name', 'conv', '--model_dir', path.join(repo.dir, 'conv'),
-    '--http_port', '0', '--http_host', '127.0.0.1', '--grpc_port', String(grpcPort), '--intra_op_threads', '1',
+    'serve',
+    '--model_name',
+    'conv',
+    '--model_dir',
+    path.join(repo.dir, 'conv'),
+    '--http_port',
+    '0',
+    '--http_host',
+    '127.0.0.1',
+    '--grpc_port',
+    String(grpcPort),
+    '--intra_op_threads',
+    '1',
   ]);
   const port = await restPort(server);
   // Bounded: a model that never becomes ready fails here, as a timeout.
@@ -110,50 +121,62 @@ function resets(tap: FrameTap, direction: 'clientToServer' | 'serverToClient'): 
 
 describe('many large calls on one HTTP/2 connection', () => {
   for (const inFlight of [32, 128]) {
-    it(`${inFlight} calls in flight on one grpc-js channel: all answered, no stream reset either way`, async () => {
-      const tap = await startFrameTap(grpcAddress);
-      const client = grpcClient(tap.address, { 'grpc.max_send_message_length': 8 << 20, 'grpc.max_receive_message_length': 8 << 20 });
-      try {
-        const outcome = await drive(inFlight, async () => {
-          const res = await client.infer(request);
-          if (res.outputs[0]?.name !== 'output') throw new Error('no output');
-        });
-        expect(Object.fromEntries(outcome.failures)).toEqual({});
-        expect(outcome.answered).toBe(inFlight * ROUNDS);
-        expect(resets(tap, 'serverToClient')).toBe(0);
-        expect(resets(tap, 'clientToServer')).toBe(0);
-        expect(tap.serverToClient.goaways.size).toBe(0);
-      } finally {
-        client.close();
-        await tap.close();
-      }
-    }, RUN_TIMEOUT_MS + 10_000);
+    it(
+      `${inFlight} calls in flight on one grpc-js channel: all answered, no stream reset either way`,
+      async () => {
+        const tap = await startFrameTap(grpcAddress);
+        const client = grpcClient(tap.address, { 'grpc.max_send_message_length': 8 << 20, 'grpc.max_receive_message_length': 8 << 20 });
+        try {
+          const outcome = await drive(inFlight, async () => {
+            const res = await client.infer(request);
+            if (res.outputs[0]?.name !== 'output') throw new Error('no output');
+          });
+          expect(Object.fromEntries(outcome.failures)).toEqual({});
+          expect(outcome.answered).toBe(inFlight * ROUNDS);
+          expect(resets(tap, 'serverToClient')).toBe(0);
+          expect(resets(tap, 'clientToServer')).toBe(0);
+          expect(tap.serverToClient.goaways.size).toBe(0);
+        } finally {
+          client.close();
+          await tap.close();
+        }
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    );
   }
 
-  it('128 calls in flight on one node:http2 session with the session memory the benchmark client sets: no reset', async () => {
-    const { outcome, tap } = await rawRun(128, { maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
-    expect(Object.fromEntries(outcome.failures)).toEqual({});
-    expect(outcome.answered).toBe(128 * ROUNDS);
-    expect(resets(tap, 'serverToClient')).toBe(0);
-    expect(resets(tap, 'clientToServer')).toBe(0);
-  }, RUN_TIMEOUT_MS + 10_000);
+  it(
+    '128 calls in flight on one node:http2 session with the session memory the benchmark client sets: no reset',
+    async () => {
+      const { outcome, tap } = await rawRun(128, { maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
+      expect(Object.fromEntries(outcome.failures)).toEqual({});
+      expect(outcome.answered).toBe(128 * ROUNDS);
+      expect(resets(tap, 'serverToClient')).toBe(0);
+      expect(resets(tap, 'clientToServer')).toBe(0);
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 
-  it("with Node's default session memory against the server: whatever the client's session does, the server resets none and keeps serving", async () => {
-    // Whether this client's session runs out of memory depends on how fast the server drains
-    // the uploads (it did on AMD EPYC VMs, never on an Intel Xeon one), so only what must hold
-    // everywhere is asserted here; the client-side failure is reproduced deterministically below.
-    const { outcome, tap } = await rawRun(64, {});
-    const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
-    expect(outcome.answered + failed).toBe(64 * ROUNDS);
-    expect(resets(tap, 'serverToClient')).toBe(0);
-    expect(tap.serverToClient.goaways.size).toBe(0);
-    const client = grpcClient(grpcAddress, { 'grpc.max_send_message_length': 8 << 20 });
-    try {
-      expect((await client.infer(request)).outputs[0]?.name).toBe('output');
-    } finally {
-      client.close();
-    }
-  }, RUN_TIMEOUT_MS + 10_000);
+  it(
+    "with Node's default session memory against the server: whatever the client's session does, the server resets none and keeps serving",
+    async () => {
+      // Whether this client's session runs out of memory depends on how fast the server drains
+      // the uploads (it did on AMD EPYC VMs, never on an Intel Xeon one), so only what must hold
+      // everywhere is asserted here; the client-side failure is reproduced deterministically below.
+      const { outcome, tap } = await rawRun(64, {});
+      const failed = [...outcome.failures.values()].reduce((a, b) => a + b, 0);
+      expect(outcome.answered + failed).toBe(64 * ROUNDS);
+      expect(resets(tap, 'serverToClient')).toBe(0);
+      expect(tap.serverToClient.goaways.size).toBe(0);
+      const client = grpcClient(grpcAddress, { 'grpc.max_send_message_length': 8 << 20 });
+      try {
+        expect((await client.infer(request)).outputs[0]?.name).toBe('output');
+      } finally {
+        client.close();
+      }
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 });
 
 /**
@@ -230,17 +253,25 @@ describe("reproduction: a client session with Node's default memory resets the s
 
   const count = (codes: number[], code: number) => codes.filter((c) => c === code).length;
 
-  it('default memory: every stream reset by the client with ENHANCE_YOUR_CALM', async () => {
-    const { outcome, closed } = await heldRun({});
-    expect(outcome.answered).toBe(0);
-    expect(Object.fromEntries(outcome.failures)).toEqual({ ERR_HTTP2_STREAM_ERROR: CALLS });
-    expect(count(closed, ENHANCE_YOUR_CALM)).toBe(CALLS);
-  }, RUN_TIMEOUT_MS);
+  it(
+    'default memory: every stream reset by the client with ENHANCE_YOUR_CALM',
+    async () => {
+      const { outcome, closed } = await heldRun({});
+      expect(outcome.answered).toBe(0);
+      expect(Object.fromEntries(outcome.failures)).toEqual({ ERR_HTTP2_STREAM_ERROR: CALLS });
+      expect(count(closed, ENHANCE_YOUR_CALM)).toBe(CALLS);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("the benchmark client's session memory: all answered, no stream reset", async () => {
-    const { outcome, closed } = await heldRun({ maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
-    expect(Object.fromEntries(outcome.failures)).toEqual({});
-    expect(outcome.answered).toBe(CALLS);
-    expect(count(closed, 0)).toBe(CALLS);
-  }, RUN_TIMEOUT_MS);
+  it(
+    "the benchmark client's session memory: all answered, no stream reset",
+    async () => {
+      const { outcome, closed } = await heldRun({ maxSessionMemory: CLIENT_SESSION_MEMORY_MB });
+      expect(Object.fromEntries(outcome.failures)).toEqual({});
+      expect(outcome.answered).toBe(CALLS);
+      expect(count(closed, 0)).toBe(CALLS);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -7,10 +7,7 @@ export interface BinaryInput {
   readonly bytes: Uint8Array;
 }
 
-export function binaryInferBody(
-  inputs: readonly BinaryInput[],
-  extra: Record<string, unknown> = {},
-): { body: Buffer; headerLength: number } {
+export function binaryInferBody(inputs: readonly BinaryInput[], extra: Record<string, unknown> = {}): { body: Buffer; headerLength: number } {
   const header = Buffer.from(
     JSON.stringify({
       ...extra,

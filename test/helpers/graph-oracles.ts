@@ -42,7 +42,10 @@ export async function askGjson(queries: readonly GjsonQuery[]): Promise<GjsonAns
         reject(new Error(`gjson CLI exited with ${code}: ${err}`));
         return;
       }
-      const lines = Buffer.concat(out).toString('utf8').split('\n').filter((l) => l !== '');
+      const lines = Buffer.concat(out)
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       if (lines.length !== queries.length) {
         reject(new Error(`gjson CLI answered ${lines.length} of ${queries.length} queries: ${err}`));
         return;

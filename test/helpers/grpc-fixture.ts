@@ -15,11 +15,7 @@ export interface GrpcFixture {
   readonly dir: string;
 }
 
-export function useGrpcFixture(
-  layout: Parameters<typeof makeRepository>[0],
-  flags: readonly string[] = [],
-  opts: { backends?: () => BackendRegistry } = {},
-): GrpcFixture {
+export function useGrpcFixture(layout: Parameters<typeof makeRepository>[0], flags: readonly string[] = [], opts: { backends?: () => BackendRegistry } = {}): GrpcFixture {
   let repo: ReturnType<typeof makeRepository> | undefined;
   let server: TestServer | undefined;
   let client: GrpcTestClient | undefined;

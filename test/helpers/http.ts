@@ -25,13 +25,8 @@ export async function get(url: string): Promise<HttpResult> {
 }
 
 /** POSTs a body as is: a string or bytes (objects are JSON-encoded). */
-export async function post(
-  url: string,
-  body?: string | Uint8Array | object,
-  headers: Record<string, string> = {},
-): Promise<HttpResult> {
-  const payload =
-    body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+export async function post(url: string, body?: string | Uint8Array | object, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const payload = body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
   const h = typeof body === 'object' && !(body instanceof Uint8Array) ? { 'content-type': 'application/json', ...headers } : headers;
   return collect(await fetch(url, { method: 'POST', headers: h, body: payload }));
 }

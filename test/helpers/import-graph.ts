@@ -21,7 +21,15 @@ const SOURCE = /\.(?:ts|mts|cts)$/;
 function resolve(root: string, from: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const base = path.posix.join(path.posix.dirname(from), specifier);
-  const candidates = [base.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts').replace(/\.cjs$/, '.cts'), base, `${base}.ts`, `${base}/index.ts`];
+  const candidates = [
+    base
+      .replace(/\.js$/, '.ts')
+      .replace(/\.mjs$/, '.mts')
+      .replace(/\.cjs$/, '.cts'),
+    base,
+    `${base}.ts`,
+    `${base}/index.ts`,
+  ];
   return candidates.find((c) => SOURCE.test(c) && existsSync(path.join(root, c)));
 }
 

@@ -70,13 +70,7 @@ export class ModelGate {
    * batching, a full batch that forms meanwhile is handed to the model and held too, so
    * nothing is answered before everything has queued.
    */
-  async behindHeld<B, T>(
-    server: ModelServer,
-    model: string,
-    blocker: () => Promise<B>,
-    queued: () => Array<Promise<T>>,
-    others = 0,
-  ): Promise<{ first: B; rest: T[] }> {
+  async behindHeld<B, T>(server: ModelServer, model: string, blocker: () => Promise<B>, queued: () => Array<Promise<T>>, others = 0): Promise<{ first: B; rest: T[] }> {
     this.hold();
     try {
       const first = blocker();

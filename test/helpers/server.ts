@@ -24,9 +24,7 @@ export function fixture(name: string): string {
  * fixture name (unversioned) or { version: fixture } for numeric version folders; an
  * optional `config.pbtxt` text goes beside it.
  */
-export function makeRepository(
-  layout: Record<string, string | { versions?: Record<string, string>; config?: string; file?: string }>,
-): { dir: string; cleanup(): void } {
+export function makeRepository(layout: Record<string, string | { versions?: Record<string, string>; config?: string; file?: string }>): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-repo-'));
   for (const [name, spec] of Object.entries(layout)) {
     const modelDir = path.join(dir, name);

@@ -19,10 +19,7 @@ type Falsy = false | 0 | '' | null | undefined;
  * A probe that throws counts as not done: the error is kept and the probe retried. On timeout
  * the error names the description and the last value or error observed.
  */
-export function waitFor<T, S extends T>(
-  probe: () => T | Promise<T>,
-  opts: WaitForOptions<T> & { readonly until: (value: T) => value is S },
-): Promise<S>;
+export function waitFor<T, S extends T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> & { readonly until: (value: T) => value is S }): Promise<S>;
 export function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> & { readonly until: (value: T) => boolean }): Promise<T>;
 export function waitFor<T>(probe: () => T | Promise<T>, opts?: WaitForOptions<T>): Promise<Exclude<T, Falsy>>;
 export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitForOptions<T> = {}): Promise<T> {

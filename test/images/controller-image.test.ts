@@ -52,9 +52,22 @@ describe('kserve-ts-controller image', () => {
 
   it('installs its CRDs and reconciles an InferenceService against the API server', async () => {
     const run = await docker([
-      'run', '-d', '--name', NAME, '--network', 'host', ...HARDENED,
-      '-v', `${kubeDir}:/kube:ro`, IMAGE,
-      '--kubeconfig=/kube/config', '--namespace=kserve', '--install-crds', '--health-port=0', '--webhook-port=0', '--leader-elect=false',
+      'run',
+      '-d',
+      '--name',
+      NAME,
+      '--network',
+      'host',
+      ...HARDENED,
+      '-v',
+      `${kubeDir}:/kube:ro`,
+      IMAGE,
+      '--kubeconfig=/kube/config',
+      '--namespace=kserve',
+      '--install-crds',
+      '--health-port=0',
+      '--webhook-port=0',
+      '--leader-elect=false',
     ]);
     expect(run.code, run.stderr).toBe(0);
     const deadline = Date.now() + 90_000;

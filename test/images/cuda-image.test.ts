@@ -45,8 +45,21 @@ async function run(providers: string, extra: readonly string[] = []): Promise<{ 
   const name = `kserve-ts-cuda-test-${process.pid}-${names.length}`;
   names.push(name);
   const r = await docker([
-    'run', '-d', '--name', name, '--network', 'host', ...HARDENED, '-v', `${modelDir}:/mnt/models:ro`, ...extra, IMAGE,
-    '--model_name=iris', '--model_dir=/mnt/models', `--http_port=${port}`, `--grpc_port=${grpcPort}`,
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--network',
+    'host',
+    ...HARDENED,
+    '-v',
+    `${modelDir}:/mnt/models:ro`,
+    ...extra,
+    IMAGE,
+    '--model_name=iris',
+    '--model_dir=/mnt/models',
+    `--http_port=${port}`,
+    `--grpc_port=${grpcPort}`,
     `--execution_providers=${providers}`,
   ]);
   expect(r.code, r.stderr).toBe(0);
@@ -61,7 +74,10 @@ async function waitReady(name: string, base: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   let ready = false;
   while (!ready && Date.now() < deadline) {
-    ready = await fetch(`${base}/v2/models/iris/ready`).then((x) => x.status === 200, () => false);
+    ready = await fetch(`${base}/v2/models/iris/ready`).then(
+      (x) => x.status === 200,
+      () => false,
+    );
     if (ready) ready = (await logs(name)).includes('"msg":"onnx session ready"');
     if (!ready) await new Promise((res) => setTimeout(res, 200));
   }

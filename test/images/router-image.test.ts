@@ -34,14 +34,29 @@ beforeAll(async () => {
   };
   await removeContainer(NAME);
   const r = await docker([
-    'run', '-d', '--name', NAME, '--network', 'host', ...HARDENED, IMAGE,
-    '--graph-json', JSON.stringify(graph),
-    '--http_host', '127.0.0.1', `--http_port=${httpPort}`, `--grpc_port=${grpcPort}`,
-    '--step_grpc_targets', JSON.stringify({ [predictors.url]: predictors.grpc }),
+    'run',
+    '-d',
+    '--name',
+    NAME,
+    '--network',
+    'host',
+    ...HARDENED,
+    IMAGE,
+    '--graph-json',
+    JSON.stringify(graph),
+    '--http_host',
+    '127.0.0.1',
+    `--http_port=${httpPort}`,
+    `--grpc_port=${grpcPort}`,
+    '--step_grpc_targets',
+    JSON.stringify({ [predictors.url]: predictors.grpc }),
   ]);
   expect(r.code, r.stderr).toBe(0);
   for (let i = 0; ; i++) {
-    const ok = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then((x) => x.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+      (x) => x.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (i > 600) throw new Error(`router container not ready: ${(await docker(['logs', NAME])).stderr}`);
     await new Promise((res) => setTimeout(res, 100));
@@ -81,7 +96,10 @@ describe('kserve-ts-router image', () => {
     expect((await docker(['kill', '--signal', 'TERM', NAME])).code).toBe(0);
     let status = 0;
     for (let i = 0; i < 100 && status !== 503; i++) {
-      status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then((x) => x.status, () => 0);
+      status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+        (x) => x.status,
+        () => 0,
+      );
       if (status !== 503) await new Promise((res) => setTimeout(res, 50));
     }
     expect(status).toBe(503);

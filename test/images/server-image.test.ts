@@ -21,7 +21,12 @@ const NAME = `kserve-ts-server-test-${process.pid}`;
  * it: explicit and long, so only a hang fails there (the default, 2 s, is for endpoints).
  */
 const SHUTDOWN_DELAY_S = 20;
-const INSTANCES = { instances: [[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2]] };
+const INSTANCES = {
+  instances: [
+    [6.8, 2.8, 4.8, 1.4],
+    [5.1, 3.5, 1.4, 0.2],
+  ],
+};
 const V2 = {
   inputs: [{ name: 'input', shape: [2, 4], datatype: 'FP32', data: [6.8, 2.8, 4.8, 1.4, 5.1, 3.5, 1.4, 0.2] }],
   outputs: [{ name: 'label' }],
@@ -48,9 +53,21 @@ async function waitReady(url: string, deadlineMs: number): Promise<number> {
 
 async function startContainer(): Promise<number> {
   const r = await docker([
-    'run', '-d', '--name', NAME, '--network', 'host', ...HARDENED,
-    '-v', `${modelDir}:/mnt/models:ro`, IMAGE,
-    '--model_name=iris', '--model_dir=/mnt/models', `--http_port=${httpPort}`, `--grpc_port=${grpcPort}`, `--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`,
+    'run',
+    '-d',
+    '--name',
+    NAME,
+    '--network',
+    'host',
+    ...HARDENED,
+    '-v',
+    `${modelDir}:/mnt/models:ro`,
+    IMAGE,
+    '--model_name=iris',
+    '--model_dir=/mnt/models',
+    `--http_port=${httpPort}`,
+    `--grpc_port=${grpcPort}`,
+    `--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`,
   ]);
   expect(r.code, r.stderr).toBe(0);
   return waitReady(`${base}/v2/health/ready`, 60_000);

@@ -86,7 +86,10 @@ describe('kserve-ts-storage-initializer image', () => {
   it('pulls an s3:// prefix with credentials from the environment; files complete and owned by UID 1000', async () => {
     const dest = destination();
     const r = await run(['s3://models/iris', dest], {
-      AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_ENDPOINT_URL: moto.url, AWS_DEFAULT_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      AWS_ENDPOINT_URL: moto.url,
+      AWS_DEFAULT_REGION: 'us-east-1',
     });
     expect(r.code, r.stderr).toBe(0);
     expect(listFiles(dest).sort()).toEqual(['1/weights.bin', 'model.onnx']);
@@ -116,7 +119,10 @@ describe('kserve-ts-storage-initializer image', () => {
     const dest = destination();
     const r = await run([`${httpUrl}/missing.onnx`, dest]);
     expect(r.code).not.toBe(0);
-    const lines = r.stderr.trim().split('\n').filter((l) => l.includes('error'));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('error'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/not found/i);
     expect(listFiles(dest)).toEqual([]);
@@ -146,6 +152,10 @@ describe('kserve-ts-storage-initializer image', () => {
     expect(listFiles(dest).filter((f) => !f.split('/').some((p) => p.startsWith('.')))).toEqual([]);
     const rerun = await run([`${httpUrl}/model.tar`, dest]);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(listFiles(dest).filter((f) => !f.split('/').some((p) => p.startsWith('.'))).sort()).toEqual(['model.onnx', 'sub/config.pbtxt']);
+    expect(
+      listFiles(dest)
+        .filter((f) => !f.split('/').some((p) => p.startsWith('.')))
+        .sort(),
+    ).toEqual(['model.onnx', 'sub/config.pbtxt']);
   });
 });

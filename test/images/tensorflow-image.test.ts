@@ -34,14 +34,29 @@ async function serve(image: string, fixture: string): Promise<string> {
   const name = `kserve-ts-tf-test-${process.pid}-${names.length}`;
   names.push(name);
   const r = await docker([
-    'run', '-d', '--name', name, '--network', 'host', ...HARDENED, '-v', `${modelCopy(fixture)}:/mnt/models:ro`, image,
-    '--model_name=dense', '--model_dir=/mnt/models', `--http_port=${port}`, `--grpc_port=${grpcPort}`,
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--network',
+    'host',
+    ...HARDENED,
+    '-v',
+    `${modelCopy(fixture)}:/mnt/models:ro`,
+    image,
+    '--model_name=dense',
+    '--model_dir=/mnt/models',
+    `--http_port=${port}`,
+    `--grpc_port=${grpcPort}`,
   ]);
   expect(r.code, r.stderr).toBe(0);
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    const ready = await fetch(`${base}/v2/health/ready`).then((x) => x.status === 200, () => false);
+    const ready = await fetch(`${base}/v2/health/ready`).then(
+      (x) => x.status === 200,
+      () => false,
+    );
     if (ready) return base;
     await new Promise((res) => setTimeout(res, 200));
   }

@@ -32,14 +32,40 @@ export interface K6Run {
   readonly error: string | undefined;
 }
 
-interface HttpCall { kind: 'http'; method: string; url: string; body: string | ArrayBuffer | null; headers: Record<string, string>; binary: boolean }
-interface GrpcConnect { kind: 'grpc-connect'; client: number; address: string; includeDirs: string[]; files: string[] }
-interface GrpcInvoke { kind: 'grpc-invoke'; client: number; method: string; message: unknown; metadata: Record<string, string> }
-interface GrpcClose { kind: 'grpc-close'; client: number }
+interface HttpCall {
+  kind: 'http';
+  method: string;
+  url: string;
+  body: string | ArrayBuffer | null;
+  headers: Record<string, string>;
+  binary: boolean;
+}
+interface GrpcConnect {
+  kind: 'grpc-connect';
+  client: number;
+  address: string;
+  includeDirs: string[];
+  files: string[];
+}
+interface GrpcInvoke {
+  kind: 'grpc-invoke';
+  client: number;
+  method: string;
+  message: unknown;
+  metadata: Record<string, string>;
+}
+interface GrpcClose {
+  kind: 'grpc-close';
+  client: number;
+}
 type ShimCall = HttpCall | GrpcConnect | GrpcInvoke | GrpcClose;
 
 /** Go's CanonicalMIMEHeaderKey, which k6 applies to response header names. */
-const canonical = (name: string): string => name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1).toLowerCase()).join('-');
+const canonical = (name: string): string =>
+  name
+    .split('-')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1).toLowerCase())
+    .join('-');
 
 /** A copy of the scripts folder whose `k6...` imports name the shims. */
 function stageScripts(): string {
@@ -142,11 +168,13 @@ export async function runK6Script(script: string, env: Record<string, string>, i
               return {};
           }
         })();
-        void answer.catch((e: Error) => ({ shimError: e.message })).then((a) => {
-          port1.postMessage(a);
-          Atomics.store(state, 0, 1);
-          Atomics.notify(state, 0);
-        });
+        void answer
+          .catch((e: Error) => ({ shimError: e.message }))
+          .then((a) => {
+            port1.postMessage(a);
+            Atomics.store(state, 0, 1);
+            Atomics.notify(state, 0);
+          });
       });
     });
   } finally {
@@ -163,9 +191,13 @@ export function rateThresholdHolds(expr: string, rate: number): boolean {
   if (m === null) throw new Error(`not a rate threshold: ${expr}`);
   const limit = Number(m[2]);
   switch (m[1]) {
-    case '<': return rate < limit;
-    case '<=': return rate <= limit;
-    case '>': return rate > limit;
-    default: return rate >= limit;
+    case '<':
+      return rate < limit;
+    case '<=':
+      return rate <= limit;
+    case '>':
+      return rate > limit;
+    default:
+      return rate >= limit;
   }
 }

@@ -25,7 +25,18 @@ const repo = makeRepository({ m: 'identity_fp32' });
 async function start(receiveTimeout: number): Promise<{ t: TestServer; log: LogLines }> {
   const log = logLines();
   const t = await startServer(
-    ['--model_repository', repo.dir, '--grpc_max_connections', String(MAX), '--receive_timeout_seconds', String(receiveTimeout), '--send_timeout_seconds', '2', '--grpc_max_inflight_message_bytes', String(4 * MiB)],
+    [
+      '--model_repository',
+      repo.dir,
+      '--grpc_max_connections',
+      String(MAX),
+      '--receive_timeout_seconds',
+      String(receiveTimeout),
+      '--send_timeout_seconds',
+      '2',
+      '--grpc_max_inflight_message_bytes',
+      String(4 * MiB),
+    ],
     { grpc: true, logger: log.logger },
   );
   return { t, log };

@@ -83,11 +83,18 @@ async function start(tls: boolean, receiveTimeout: number): Promise<{ t: TestSer
   if (tls) {
     const cert = path.join(certDir, 'c.pem');
     const key = path.join(certDir, 'k.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert],
+      { stdio: 'ignore' },
+    );
     certs.push('--ssl_certfile', cert, '--ssl_keyfile', key);
   }
   const log = logLines();
-  const t = await startServer(['--model_repository', repo.dir, '--max_connections', String(MAX), '--receive_timeout_seconds', String(receiveTimeout), '--send_timeout_seconds', '2', ...certs], { logger: log.logger });
+  const t = await startServer(
+    ['--model_repository', repo.dir, '--max_connections', String(MAX), '--receive_timeout_seconds', String(receiveTimeout), '--send_timeout_seconds', '2', ...certs],
+    { logger: log.logger },
+  );
   return { t, log, port: Number(new URL(t.url).port) };
 }
 
@@ -161,9 +168,7 @@ describe.each([
     reader.on('data', (d: Buffer) => (read += d.length));
     const closed = new Promise<void>((resolve) => reader.once('close', () => resolve()));
     reader.on('error', () => undefined);
-    reader.write(
-      `POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${head.length}\r\nContent-Length: ${head.length + 4 * n}\r\n\r\n${head}`,
-    );
+    reader.write(`POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${head.length}\r\nContent-Length: ${head.length + 4 * n}\r\n\r\n${head}`);
     reader.write(Buffer.alloc(4 * n));
     for (const p of PROBES) expect(lastStatus(await get(dial, port, p)), p).toBe(200);
     expect(await log.waitFor((l) => l['limit'] === '--send_timeout_seconds')).toMatchObject({ level: 40, seconds: 2 });

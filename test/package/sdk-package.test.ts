@@ -39,7 +39,10 @@ function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const keep = ['HOME', 'TMPDIR', 'LANG', 'TERM', 'NODE_EXTRA_CA_CERTS', 'http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
   const env: NodeJS.ProcessEnv = {};
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k];
-  env['PATH'] = (process.env['PATH'] ?? '').split(path.delimiter).filter((d) => !d.includes(`${path.sep}node_modules${path.sep}`)).join(path.delimiter);
+  env['PATH'] = (process.env['PATH'] ?? '')
+    .split(path.delimiter)
+    .filter((d) => !d.includes(`${path.sep}node_modules${path.sep}`))
+    .join(path.delimiter);
   return { ...env, ...extra };
 }
 
@@ -101,7 +104,10 @@ async function serving(args: string[], check: (base: string) => Promise<void>): 
     void exited.then(() => (gone = true));
     for (let i = 0; i < 60 && !ready && !gone; i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      ready = await fetch(`${base}/v2/health/ready`).then((r) => r.ok, () => false);
+      ready = await fetch(`${base}/v2/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
     }
     expect(ready, out).toBe(true);
     await check(base);
@@ -114,7 +120,10 @@ async function serving(args: string[], check: (base: string) => Promise<void>): 
 describe('the packed SDK in a fresh project', () => {
   it('installs from the registry alone without the optional packages, serves the documented custom model, names a missing feature package, then serves an ONNX-backed model once onnxruntime-node is added', async () => {
     expect(existsSync(path.join(ROOT, 'dist/server/sdk/index.d.ts')), 'dist/ is built (npm run build)').toBe(true);
-    const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, 120_000, process.env)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, 120_000, process.env)) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
     const tarball = path.join(work, packed[0]?.filename ?? '');
     const files = new Set(packed[0]?.files.map((f) => f.path));
     expect(files.has('dist/server/sdk/index.d.ts') && files.has('dist/bin/kserve-ts.js')).toBe(true);
@@ -144,15 +153,26 @@ describe('the packed SDK in a fresh project', () => {
 
     // 3. Features whose optional package is not installed: one line naming it.
     const bin = path.join(project, 'node_modules/.bin/kserve-ts');
-    const onnx = exec(bin, ['serve', '--model_name', 'iris', '--model_dir', path.join(ROOT, 'examples/models/iris'), '--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'], project, 120_000);
+    const onnx = exec(
+      bin,
+      ['serve', '--model_name', 'iris', '--model_dir', path.join(ROOT, 'examples/models/iris'), '--http_host', '127.0.0.1', '--http_port', '0', '--grpc_port', '0'],
+      project,
+      120_000,
+    );
     expect(onnx.status, onnx.output).toBe(1);
-    expect(onnx.output).toContain(`needs the package onnxruntime-node, which is not installed: npm install onnxruntime-node@${pkg.peerDependencies['onnxruntime-node']} (with ONNXRUNTIME_NODE_INSTALL=skip`);
+    expect(onnx.output).toContain(
+      `needs the package onnxruntime-node, which is not installed: npm install onnxruntime-node@${pkg.peerDependencies['onnxruntime-node']} (with ONNXRUNTIME_NODE_INSTALL=skip`,
+    );
     const s3 = exec(bin, ['storage-initializer', 's3://models/iris', path.join(work, 'download')], project, 120_000);
     expect(s3.status, s3.output).toBe(1);
-    expect(s3.output).toContain(`s3:// downloads needs the package @aws-sdk/client-s3, which is not installed: npm install @aws-sdk/client-s3@${pkg.peerDependencies['@aws-sdk/client-s3']}`);
+    expect(s3.output).toContain(
+      `s3:// downloads needs the package @aws-sdk/client-s3, which is not installed: npm install @aws-sdk/client-s3@${pkg.peerDependencies['@aws-sdk/client-s3']}`,
+    );
     const controller = exec(bin, ['controller', '--help'], project, 120_000);
     expect(controller.status, controller.output).toBe(1);
-    expect(controller.output).toContain(`kserve-ts controller needs the package @kubernetes/client-node, which is not installed: npm install @kubernetes/client-node@${pkg.peerDependencies['@kubernetes/client-node']}`);
+    expect(controller.output).toContain(
+      `kserve-ts controller needs the package @kubernetes/client-node, which is not installed: npm install @kubernetes/client-node@${pkg.peerDependencies['@kubernetes/client-node']}`,
+    );
 
     // 4. onnxruntime-node as the docs add it where NuGet is out of reach, and the ONNX-backed example.
     run('npm', ['install', `onnxruntime-node@${installedVersion('onnxruntime-node')}`], project, 600_000, userEnv({ ONNXRUNTIME_NODE_INSTALL: 'skip' }));
@@ -161,9 +181,17 @@ describe('the packed SDK in a fresh project', () => {
     run(path.join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], project, 300_000);
     expect(readdirSync(path.join(project, 'dist'))).toContain('iris-classifier.js');
     await serving(['--model_name', 'iris-species', '--model_module', 'dist/iris-classifier.js', '--model_dir', path.join(ROOT, 'examples/models/iris')], async (base) => {
-      const v2 = await post(`${base}/v2/models/iris-species/infer`, { inputs: [{ name: 'measurements_mm', datatype: 'FP32', shape: [2, 4], data: [51, 35, 14, 2, 67, 30, 52, 23] }] });
+      const v2 = await post(`${base}/v2/models/iris-species/infer`, {
+        inputs: [{ name: 'measurements_mm', datatype: 'FP32', shape: [2, 4], data: [51, 35, 14, 2, 67, 30, 52, 23] }],
+      });
       expect(v2.headers.get('x-iris-rows')).toBe('2');
-      expect(json(v2)).toMatchObject({ model_name: 'iris-species', outputs: [{ name: 'species', datatype: 'BYTES', data: ['setosa', 'virginica'] }, { name: 'probabilities', shape: [2, 3] }] });
+      expect(json(v2)).toMatchObject({
+        model_name: 'iris-species',
+        outputs: [
+          { name: 'species', datatype: 'BYTES', data: ['setosa', 'virginica'] },
+          { name: 'probabilities', shape: [2, 3] },
+        ],
+      });
       expect(json(await post(`${base}/v1/models/iris-species:predict`, { instances: [[51, 35, 14, 2]] }))).toEqual({ predictions: ['setosa'] });
       const bad = await post(`${base}/v1/models/iris-species:predict`, { instances: [[-1, 35, 14, 2]] });
       expect({ status: bad.status, body: json(bad) }).toEqual({ status: 400, body: { error: 'measurements must be non-negative millimetres' } });

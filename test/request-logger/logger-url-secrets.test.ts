@@ -29,7 +29,11 @@ it('the warning names the sink as scheme, host and path: no user info, no query 
   });
   const loggerUrl = `http://kserve:Pa55-user-secret@127.0.0.1:${port}/events?token=tok-query-secret&sig=sig-query-secret`;
   const backends = defaultBackends();
-  const { config } = parseServeArgs(['--model_name', 'iris', '--model_dir', IRIS_DIR, '--http_port', '0', '--enable_grpc', 'false', '--logger_url', loggerUrl, '--logger_mode', 'request'], {}, backends.flags());
+  const { config } = parseServeArgs(
+    ['--model_name', 'iris', '--model_dir', IRIS_DIR, '--http_port', '0', '--enable_grpc', 'false', '--logger_url', loggerUrl, '--logger_mode', 'request'],
+    {},
+    backends.flags(),
+  );
   const server = await createServer(config, pino({ level: 'info' }, sink), { backends, defaultMetrics: false });
   try {
     await server.http.listen({ host: '127.0.0.1', port: 0 });

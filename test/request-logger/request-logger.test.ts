@@ -23,7 +23,9 @@ interface Received {
  * A sink that records every event and answers as `answer` says (never, with a status...);
  * `abandoned` counts the requests whose sender closed the connection before an answer.
  */
-async function startSink(answer: 'ok' | 'never' | 500 = 'ok'): Promise<{ url: string; events: Received[]; answered: () => number; abandoned: () => number; close(): Promise<void> }> {
+async function startSink(
+  answer: 'ok' | 'never' | 500 = 'ok',
+): Promise<{ url: string; events: Received[]; answered: () => number; abandoned: () => number; close(): Promise<void> }> {
   const events: Received[] = [];
   let answered = 0;
   let abandoned = 0;
@@ -86,8 +88,18 @@ describe('request logger events', () => {
     const sink = await startSink();
     cleanups.push(() => sink.close());
     const s = await serve([
-      '--logger_url', sink.url, '--logger_metadata_headers', 'x-tenant,x-absent',
-      '--logger_inference_service', 'iris-isvc', '--logger_namespace', 'ml', '--logger_component', 'predictor', '--logger_endpoint', 'default',
+      '--logger_url',
+      sink.url,
+      '--logger_metadata_headers',
+      'x-tenant,x-absent',
+      '--logger_inference_service',
+      'iris-isvc',
+      '--logger_namespace',
+      'ml',
+      '--logger_component',
+      'predictor',
+      '--logger_endpoint',
+      'default',
     ]);
     const v1 = await fetch(`${s.url}/v1/models/iris:predict`, { method: 'POST', body: V1, headers: { 'x-tenant': 'acme', 'x-request-id': 'r-1' } });
     const v1Body = await v1.text();
@@ -118,10 +130,12 @@ describe('request logger events', () => {
     // A request and its response share one id: the V2 request's own, which the response carries.
     const v2Id = (JSON.parse(v2Body) as { id: string }).id;
     expect(v2Id).toBe('v2-req');
-    expect(sink.events.filter((e) => e.headers['ce-id'] === 'v2-req').map((e) => e.headers['ce-type']).sort()).toEqual([
-      'org.kubeflow.serving.inference.request',
-      'org.kubeflow.serving.inference.response',
-    ]);
+    expect(
+      sink.events
+        .filter((e) => e.headers['ce-id'] === 'v2-req')
+        .map((e) => e.headers['ce-type'])
+        .sort(),
+    ).toEqual(['org.kubeflow.serving.inference.request', 'org.kubeflow.serving.inference.response']);
     const v1Ids = new Set(sink.events.filter((e) => e.body === V1 || e.body === v1Body).map((e) => e.headers['ce-id']));
     expect(v1Ids.size).toBe(1);
     // Counted once the sink's answer is back, which is after the sink has the event.

@@ -46,7 +46,11 @@ async function ask(url: string, req: GraphRequest, held: boolean): Promise<Answe
   }
 }
 
-async function both(c: Pick<GraphCase, 'graph' | 'propagate'>, run: (kserve: string, ours: string) => Promise<void>, oursFlags: readonly string[] = ['--readiness_follows_steps=false']): Promise<void> {
+async function both(
+  c: Pick<GraphCase, 'graph' | 'propagate'>,
+  run: (kserve: string, ours: string) => Promise<void>,
+  oursFlags: readonly string[] = ['--readiness_follows_steps=false'],
+): Promise<void> {
   const graph = c.graph(steps);
   const env = c.propagate === undefined ? {} : { PROPAGATE_HEADERS: c.propagate };
   const kserve = await startKServeRouter(bin, graph, env);
@@ -72,16 +76,26 @@ describe("kserve-ts's router and KServe's give the same answers", () => {
   }
 
   it('GET /readyz on a serving router', async () => {
-    await both({ graph: (s) => ({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: s.v1('double') }] } } }) }, async (k, o) => {
-      const theirs = view(await send(k, { method: 'GET', path: '/readyz', body: '' }));
-      expect(view(await send(o, { method: 'GET', path: '/readyz', body: '' }))).toEqual(theirs);
-      expect(theirs.status).toBe(200);
-    }, []);
+    await both(
+      { graph: (s) => ({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: s.v1('double') }] } } }) },
+      async (k, o) => {
+        const theirs = view(await send(k, { method: 'GET', path: '/readyz', body: '' }));
+        expect(view(await send(o, { method: 'GET', path: '/readyz', body: '' }))).toEqual(theirs);
+        expect(theirs.status).toBe(200);
+      },
+      [],
+    );
   });
 });
 
 describe('deliberate differences, shown on both routers', () => {
-  const header = Buffer.from(JSON.stringify({ id: 'b1', inputs: [{ name: 'x', shape: [1, 2], datatype: 'FP32', parameters: { binary_data_size: 8 } }], outputs: [{ name: 'y', parameters: { binary_data: true } }] }));
+  const header = Buffer.from(
+    JSON.stringify({
+      id: 'b1',
+      inputs: [{ name: 'x', shape: [1, 2], datatype: 'FP32', parameters: { binary_data_size: 8 } }],
+      outputs: [{ name: 'y', parameters: { binary_data: true } }],
+    }),
+  );
   const binary = Buffer.concat([header, Buffer.from(new Float32Array([1, 2]).buffer)]);
 
   it('a V2 binary-extension body through a Sequence: KServe drops its header length, kserve-ts passes it on', async () => {
@@ -107,11 +121,15 @@ describe('deliberate differences, shown on both routers', () => {
   });
 
   it('readiness: KServe is ready with a step down, kserve-ts is not', async () => {
-    await both({ graph: (s) => ({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: s.refused }] } } }) }, async (k, o) => {
-      expect((await send(k, { method: 'GET', path: '/readyz', body: '' })).status).toBe(200);
-      const ours = await send(o, { method: 'GET', path: '/readyz', body: '' });
-      expect(ours.status).toBe(503);
-      expect(ours.body.toString()).toContain('steps not ready');
-    }, []);
+    await both(
+      { graph: (s) => ({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: s.refused }] } } }) },
+      async (k, o) => {
+        expect((await send(k, { method: 'GET', path: '/readyz', body: '' })).status).toBe(200);
+        const ours = await send(o, { method: 'GET', path: '/readyz', body: '' });
+        expect(ours.status).toBe(503);
+        expect(ours.body.toString()).toContain('steps not ready');
+      },
+      [],
+    );
   });
 });

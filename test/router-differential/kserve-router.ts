@@ -24,7 +24,13 @@ function connects(port: number): Promise<boolean> {
 export async function assertPrivatePort(): Promise<void> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
-    server.once('error', () => reject(new Error(`port ${KSERVE_ROUTER_PORT} is taken: KServe's router binds it on every address; run this suite with test/router-differential/run.sh (a network namespace of its own)`)));
+    server.once('error', () =>
+      reject(
+        new Error(
+          `port ${KSERVE_ROUTER_PORT} is taken: KServe's router binds it on every address; run this suite with test/router-differential/run.sh (a network namespace of its own)`,
+        ),
+      ),
+    );
     server.listen(KSERVE_ROUTER_PORT, '0.0.0.0', () => resolve());
   });
   await new Promise<void>((r) => server.close(() => r()));

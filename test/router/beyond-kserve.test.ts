@@ -35,7 +35,13 @@ function floats(buf: Uint8Array): number[] {
 }
 
 describe('V2 binary tensor bodies', () => {
-  const header = Buffer.from(JSON.stringify({ id: 'b1', inputs: [{ name: 'x', shape: [1, 2], datatype: 'FP32', parameters: { binary_data_size: 8 } }], outputs: [{ name: 'y', parameters: { binary_data: true } }] }));
+  const header = Buffer.from(
+    JSON.stringify({
+      id: 'b1',
+      inputs: [{ name: 'x', shape: [1, 2], datatype: 'FP32', parameters: { binary_data_size: 8 } }],
+      outputs: [{ name: 'y', parameters: { binary_data: true } }],
+    }),
+  );
   const body = Buffer.concat([header, Buffer.from(new Float32Array([1, 2]).buffer)]);
   const req = { body, headers: { 'inference-header-content-length': String(header.length), 'content-type': 'application/octet-stream' } };
 
@@ -45,7 +51,11 @@ describe('V2 binary tensor bodies', () => {
       const got = await send(router.url, req);
       expect(got.status).toBe(200);
       const length = Number(got.headers['inference-header-content-length']);
-      return { header: JSON.parse(got.body.subarray(0, length).toString('utf8')) as Record<string, unknown>, data: floats(got.body.subarray(length)), contentType: got.contentType };
+      return {
+        header: JSON.parse(got.body.subarray(0, length).toString('utf8')) as Record<string, unknown>,
+        data: floats(got.body.subarray(length)),
+        contentType: got.contentType,
+      };
     } finally {
       await router.close();
     }
@@ -59,7 +69,17 @@ describe('V2 binary tensor bodies', () => {
   });
 
   it('pass through a Splitter', async () => {
-    const a = await binaryAnswer({ nodes: { root: { routerType: 'Splitter', steps: [{ serviceUrl: v2('double'), weight: 100 }, { serviceUrl: v2('triple'), weight: 0 }] } } });
+    const a = await binaryAnswer({
+      nodes: {
+        root: {
+          routerType: 'Splitter',
+          steps: [
+            { serviceUrl: v2('double'), weight: 100 },
+            { serviceUrl: v2('triple'), weight: 0 },
+          ],
+        },
+      },
+    });
     expect(a.data).toEqual([2, 4]);
   });
 
@@ -109,7 +129,17 @@ describe('V2 gRPC front', () => {
   });
 
   it('a Switch reads the request as V2 JSON (parameters included)', async () => {
-    const graph = { nodes: { root: { routerType: 'Switch', steps: [{ serviceUrl: v2('double'), condition: GRPC_ROUTE_A }, { serviceUrl: v2('triple'), condition: GRPC_ROUTE_B }] } } };
+    const graph = {
+      nodes: {
+        root: {
+          routerType: 'Switch',
+          steps: [
+            { serviceUrl: v2('double'), condition: GRPC_ROUTE_A },
+            { serviceUrl: v2('triple'), condition: GRPC_ROUTE_B },
+          ],
+        },
+      },
+    };
     await withGrpcRouter(graph, async (c) => {
       const b = await c.infer({ ...rawRequest(), parameters: { route: { string_param: 'b' } } });
       expect(floats(b.raw_output_contents[0]!)).toEqual([3, 6]);
@@ -119,7 +149,18 @@ describe('V2 gRPC front', () => {
   });
 
   it("an Ensemble answers every step's outputs as {step}/{output}, a Soft failure as a parameter", async () => {
-    const graph = { nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'twice', serviceUrl: v2('double') }, { name: 'thrice', serviceUrl: v2('triple') }, { name: 'broken', serviceUrl: v2('fail') }] } } };
+    const graph = {
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'twice', serviceUrl: v2('double') },
+            { name: 'thrice', serviceUrl: v2('triple') },
+            { name: 'broken', serviceUrl: v2('fail') },
+          ],
+        },
+      },
+    };
     await withGrpcRouter(graph, async (c) => {
       const res: ModelInferResponseMessage = await c.infer(rawRequest());
       expect(res.outputs.map((o) => o.name)).toEqual(['twice/y', 'thrice/y']);
@@ -162,7 +203,18 @@ describe('V2 gRPC front', () => {
 
 describe('operations', () => {
   it('/metrics: requests, and per step its latency and failures', async () => {
-    const graph = { nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'twice', serviceUrl: v1('double') }, { name: 'broken', serviceUrl: v1('fail') }, { name: 'gone', serviceUrl: refused }] } } };
+    const graph = {
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'twice', serviceUrl: v1('double') },
+            { name: 'broken', serviceUrl: v1('fail') },
+            { name: 'gone', serviceUrl: refused },
+          ],
+        },
+      },
+    };
     const router = await startRouter(graph, { flags: ['--readiness_follows_steps=false'] });
     try {
       await send(router.url, { body: '{"instances":[[1,2]]}' });
@@ -193,7 +245,10 @@ describe('operations', () => {
   });
 
   it('a body over --max_body_bytes is refused with 413 before any step is called', async () => {
-    const router = await startRouter({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: v1('double') }] } } }, { flags: ['--max_body_bytes', '16', '--readiness_follows_steps=false'] });
+    const router = await startRouter(
+      { nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: v1('double') }] } } },
+      { flags: ['--max_body_bytes', '16', '--readiness_follows_steps=false'] },
+    );
     try {
       const got = await send(router.url, { body: '{"instances":[[1,2,3,4,5,6,7,8]]}' });
       expect(got.status).toBe(413);
@@ -215,7 +270,10 @@ describe('operations', () => {
   });
 
   it('routerTimeouts.serverWrite: a graph still running then loses its connection without an answer, as Go', async () => {
-    const router = await startRouter({ nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: v1('held') }] } }, routerTimeouts: { serverWrite: 1 } }, { flags: ['--readiness_follows_steps=false'] });
+    const router = await startRouter(
+      { nodes: { root: { routerType: 'Sequence', steps: [{ serviceUrl: v1('held') }] } }, routerTimeouts: { serverWrite: 1 } },
+      { flags: ['--readiness_follows_steps=false'] },
+    );
     const gate = predictors.newGate();
     try {
       await expect(send(router.url, { body: '{"instances":[[1]]}' })).rejects.toThrow(/socket hang up|ECONNRESET/);

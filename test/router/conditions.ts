@@ -37,10 +37,12 @@ export const CONDITION_CASES: readonly ConditionCase[] = [
     { condition: HAS_MID_PREDICTION, body },
     { condition: HAS_LARGE_PREDICTION, body },
   ]),
-  ...['{"model_name":"m","id":null,"parameters":{"route":"a"},"inputs":[],"outputs":[]}', '{"model_name":"m","id":null,"parameters":null,"inputs":[],"outputs":[]}'].flatMap((body) => [
-    { condition: GRPC_ROUTE_A, body },
-    { condition: GRPC_ROUTE_B, body },
-  ]),
+  ...['{"model_name":"m","id":null,"parameters":{"route":"a"},"inputs":[],"outputs":[]}', '{"model_name":"m","id":null,"parameters":null,"inputs":[],"outputs":[]}'].flatMap(
+    (body) => [
+      { condition: GRPC_ROUTE_A, body },
+      { condition: GRPC_ROUTE_B, body },
+    ],
+  ),
   ...['{"inputs":[{"name":"x","shape":[1,2],"datatype":"FP32","parameters":{"binary_data_size":8}}]}', '{"inputs":[]}'].map((body) => ({ condition: HAS_INPUT_X, body })),
   ...['{"predictions":["setosa"]}', '{"predictions":["versicolor"]}', '{"predictions":[1]}'].map((body) => ({ condition: IS_SETOSA, body })),
   ...['{"instances":[[51,35,14,2]],"route":"names"}', '{"instances":[[51,35,14,2]],"route":"labels"}', '{"instances":[[51,35,14,2]]}'].flatMap((body) => [

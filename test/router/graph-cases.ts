@@ -103,7 +103,17 @@ export const GRAPH_CASES: readonly GraphCase[] = [
   },
   {
     name: 'Switch: the first step whose condition matches the request',
-    graph: (s) => ({ nodes: { root: { routerType: 'Switch', steps: [{ serviceUrl: s.v1('double'), condition: SWITCH_A }, { serviceUrl: s.v1('triple'), condition: SWITCH_B }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Switch',
+          steps: [
+            { serviceUrl: s.v1('double'), condition: SWITCH_A },
+            { serviceUrl: s.v1('triple'), condition: SWITCH_B },
+          ],
+        },
+      },
+    }),
     requests: [
       [{ body: '{"route":"a","instances":[[1,2]]}' }, ok('{"predictions":[[2.0,4.0]]}')],
       [{ body: '{"route":"b","instances":[[1,2]]}' }, ok('{"predictions":[[3.0,6.0]]}')],
@@ -113,7 +123,17 @@ export const GRAPH_CASES: readonly GraphCase[] = [
   },
   {
     name: 'Ensemble: answers merged by step name, re-encoded as Go does',
-    graph: (s) => ({ nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'twice', serviceUrl: s.v1('double') }, { name: 'thrice', serviceUrl: s.v1('triple') }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'twice', serviceUrl: s.v1('double') },
+            { name: 'thrice', serviceUrl: s.v1('triple') },
+          ],
+        },
+      },
+    }),
     requests: [[{ body: V1 }, ok('{"thrice":{"predictions":[[3,6]]},"twice":{"predictions":[[2,4]]}}')]],
   },
   {
@@ -130,22 +150,62 @@ export const GRAPH_CASES: readonly GraphCase[] = [
   },
   {
     name: "Ensemble: a Soft step's failure is merged like an answer",
-    graph: (s) => ({ nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'd', serviceUrl: s.v1('double') }, { name: 'f', serviceUrl: s.v1('fail') }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'd', serviceUrl: s.v1('double') },
+            { name: 'f', serviceUrl: s.v1('fail') },
+          ],
+        },
+      },
+    }),
     requests: [[{ body: V1 }, ok('{"d":{"predictions":[[2,4]]},"f":{"error":"fail always fails"}}')]],
   },
   {
     name: 'Ensemble: a Hard step that fails answers for the node',
-    graph: (s) => ({ nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'd', serviceUrl: s.v1('double') }, { name: 'r', serviceUrl: s.v1('reject'), dependency: 'Hard' }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'd', serviceUrl: s.v1('double') },
+            { name: 'r', serviceUrl: s.v1('reject'), dependency: 'Hard' },
+          ],
+        },
+      },
+    }),
     requests: [[{ body: V1 }, { status: 400, contentType: JSON_TYPE, body: '{"error":"reject rejects every request"}' }]],
   },
   {
     name: 'Ensemble: a step with no answer fails the node',
-    graph: (s) => ({ nodes: { root: { routerType: 'Ensemble', steps: [{ name: 'd', serviceUrl: s.v1('double') }, { name: 'x', serviceUrl: s.refused }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'd', serviceUrl: s.v1('double') },
+            { name: 'x', serviceUrl: s.refused },
+          ],
+        },
+      },
+    }),
     requests: [[{ body: V1 }, routingError(500, (s) => refusedCause(s.refused))]],
   },
   {
     name: 'Splitter: all the weight on one step',
-    graph: (s) => ({ nodes: { root: { routerType: 'Splitter', steps: [{ serviceUrl: s.v1('double'), weight: 0 }, { serviceUrl: s.v1('triple'), weight: 100 }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Splitter',
+          steps: [
+            { serviceUrl: s.v1('double'), weight: 0 },
+            { serviceUrl: s.v1('triple'), weight: 100 },
+          ],
+        },
+      },
+    }),
     requests: [
       [{ body: V1 }, ok('{"predictions":[[3.0,6.0]]}')],
       [{ body: V1 }, ok('{"predictions":[[3.0,6.0]]}')],
@@ -153,7 +213,17 @@ export const GRAPH_CASES: readonly GraphCase[] = [
   },
   {
     name: 'Splitter: no weight, no route',
-    graph: (s) => ({ nodes: { root: { routerType: 'Splitter', steps: [{ serviceUrl: s.v1('double'), weight: 0 }, { serviceUrl: s.v1('triple'), weight: 0 }] } } }),
+    graph: (s) => ({
+      nodes: {
+        root: {
+          routerType: 'Splitter',
+          steps: [
+            { serviceUrl: s.v1('double'), weight: 0 },
+            { serviceUrl: s.v1('triple'), weight: 0 },
+          ],
+        },
+      },
+    }),
     requests: [[{ body: V1 }, routingError(500, 'no route was selected by the splitter')]],
   },
   {
@@ -161,13 +231,19 @@ export const GRAPH_CASES: readonly GraphCase[] = [
     graph: (s) => ({
       nodes: {
         root: { routerType: 'Sequence', steps: [{ serviceUrl: s.v1('double') }, { nodeName: 'both', data: '$response', mapPredictionsToInstances: true }] },
-        both: { routerType: 'Ensemble', steps: [{ name: 'd', serviceUrl: s.v1('double') }, { name: 't', serviceUrl: s.v1('triple') }] },
+        both: {
+          routerType: 'Ensemble',
+          steps: [
+            { name: 'd', serviceUrl: s.v1('double') },
+            { name: 't', serviceUrl: s.v1('triple') },
+          ],
+        },
       },
     }),
     requests: [[{ body: V1 }, ok('{"d":{"predictions":[[4,8]]},"t":{"predictions":[[6,12]]}}')]],
   },
   {
-    name: "Nested nodes: a child Switch matching nothing fails its parent with 500, not 404",
+    name: 'Nested nodes: a child Switch matching nothing fails its parent with 500, not 404',
     graph: (s) => ({
       nodes: {
         root: { routerType: 'Sequence', steps: [{ nodeName: 'pick' }] },

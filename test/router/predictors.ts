@@ -11,7 +11,18 @@
  */
 import { pino } from 'pino';
 import { freePort } from '../helpers/free-port.js';
-import { type InferInput, InferOutput, type InferRequest, InferResponse, InferenceError, InvalidInput, Model, ModelServer, type RequestHeaders, type TensorSpec } from '../../server/sdk/index.js';
+import {
+  type InferInput,
+  InferOutput,
+  type InferRequest,
+  InferResponse,
+  InferenceError,
+  InvalidInput,
+  Model,
+  ModelServer,
+  type RequestHeaders,
+  type TensorSpec,
+} from '../../server/sdk/index.js';
 
 class Scale extends Model {
   constructor(
@@ -30,7 +41,18 @@ class Scale extends Model {
   }
   override predict(request: InferRequest, _headers?: RequestHeaders): InferResponse | Promise<InferResponse> {
     const x = request.inputs[0] as InferInput;
-    return new InferResponse(this.name, [new InferOutput('y', x.shape, 'FP32', x.asNumbers().map((v) => v * this.factor))], { id: request.id });
+    return new InferResponse(
+      this.name,
+      [
+        new InferOutput(
+          'y',
+          x.shape,
+          'FP32',
+          x.asNumbers().map((v) => v * this.factor),
+        ),
+      ],
+      { id: request.id },
+    );
   }
 }
 
@@ -130,7 +152,15 @@ export interface Predictors {
 export async function startPredictors(): Promise<Predictors> {
   let gate = new Gate();
   const server = new ModelServer({ httpPort: 0, grpcPort: 0, httpHost: '127.0.0.1', args: ['--grace_period_seconds', '1'], logger: pino({ level: 'silent' }) });
-  await server.start([new Scale('double', 2), new Scale('triple', 3), new Scale('triple_any', 3, false), new Fail('fail', 1), new Reject('reject', 1), new Headers('headers', 1), new Held('held', () => gate)]);
+  await server.start([
+    new Scale('double', 2),
+    new Scale('triple', 3),
+    new Scale('triple_any', 3, false),
+    new Fail('fail', 1),
+    new Reject('reject', 1),
+    new Headers('headers', 1),
+    new Held('held', () => gate),
+  ]);
   return {
     url: `http://127.0.0.1:${server.httpPort}`,
     grpc: `127.0.0.1:${server.grpcPort}`,

@@ -5,19 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type {
-  InferRequest} from '../../server/sdk/index.js';
-import {
-  InferInput,
-  InferOutput,
-  InferResponse,
-  InvalidInput,
-  Model,
-  ModelServer,
-  type RequestHeaders,
-  type ResponseHeaders,
-  type TensorSpec,
-} from '../../server/sdk/index.js';
+import type { InferRequest } from '../../server/sdk/index.js';
+import { InferInput, InferOutput, InferResponse, InvalidInput, Model, ModelServer, type RequestHeaders, type ResponseHeaders, type TensorSpec } from '../../server/sdk/index.js';
 import { loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import { type GrpcTestClient, grpc, grpcClient, grpcError } from '../grpc/client.js';
 import { expectError, get, json, post } from '../helpers/http.js';
@@ -27,7 +16,10 @@ import { makeRepository } from '../helpers/server.js';
 class Shift extends Model {
   loads = 0;
   unloads = 0;
-  constructor(name: string, readonly offset: number) {
+  constructor(
+    name: string,
+    readonly offset: number,
+  ) {
     super(name);
   }
   override async load(): Promise<boolean> {
@@ -49,12 +41,30 @@ class Shift extends Model {
   }
   override predict(request: InferRequest): InferResponse {
     const x = request.getInput('x') as InferInput;
-    return new InferResponse(this.name, [new InferOutput('y', x.shape, 'FP32', x.asNumbers().map((v) => v + this.offset))]);
+    return new InferResponse(this.name, [
+      new InferOutput(
+        'y',
+        x.shape,
+        'FP32',
+        x.asNumbers().map((v) => v + this.offset),
+      ),
+    ]);
   }
   override explain(request: InferRequest, headers: RequestHeaders): Record<string, unknown> {
     const x = request.getInput('x') as InferInput;
     if (headers['x-explain'] === 'tensors') {
-      return new InferResponse(this.name, [new InferOutput('attribution', x.shape, 'FP32', x.asNumbers().map(() => 1))], { id: 'e1' }) as unknown as Record<string, unknown>;
+      return new InferResponse(
+        this.name,
+        [
+          new InferOutput(
+            'attribution',
+            x.shape,
+            'FP32',
+            x.asNumbers().map(() => 1),
+          ),
+        ],
+        { id: 'e1' },
+      ) as unknown as Record<string, unknown>;
     }
     return { explanations: x.asNumbers().map((v) => ({ value: v, contribution: this.offset })) };
   }
@@ -153,7 +163,12 @@ describe('SDK models next to an ONNX model', () => {
 
   it('hands any V2 inputs to a model that declares none', async () => {
     const r = json(await post(`${url}/v2/models/echo/infer`, { inputs: [{ name: 'anything', datatype: 'INT32', shape: [2], data: [7, 8] }] }));
-    expect(r).toMatchObject({ outputs: [{ name: 'anything', datatype: 'INT32', data: [7, 8] }, { name: 'tag', datatype: 'BYTES', data: [''] }] });
+    expect(r).toMatchObject({
+      outputs: [
+        { name: 'anything', datatype: 'INT32', data: [7, 8] },
+        { name: 'tag', datatype: 'BYTES', data: [''] },
+      ],
+    });
   });
 });
 

@@ -52,7 +52,11 @@ async function start(extra: string[] = []): Promise<{ p: CliProcess; base: strin
   return { p, base: `http://127.0.0.1:${port}` };
 }
 const infer = (base: string, fault?: string) => post(`${base}/v2/models/faults/infer`, BODY, fault === undefined ? {} : { 'x-fault': fault });
-const logLines = (p: CliProcess) => p.output().split('\n').filter((l) => l.startsWith('{'));
+const logLines = (p: CliProcess) =>
+  p
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'));
 const loadedCount = (p: CliProcess) => logLines(p).filter((l) => JSON.parse(l).msg === 'model loaded').length;
 
 async function stop(p: CliProcess): Promise<void> {
@@ -103,7 +107,12 @@ describe('main-thread mode', () => {
     expect(line['model']).toBeUndefined();
     expect(await p.exited).toBe(1);
     // Nothing but JSON lines: no raw stack on stderr.
-    expect(p.output().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+    expect(
+      p
+        .output()
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('{')),
+    ).toEqual([]);
   });
 
   it('user errors stay bounded: a 10 MB message, a thrown object without a prototype', async () => {

@@ -154,7 +154,12 @@ describe('kserve-ts serve --model_module', () => {
       const base = await started(p);
       expect(json(await post(`${base}/v1/models/doubler:predict`, { instances: [1.5, 2] }))).toEqual({ predictions: [3, 4] });
       const v2 = json(await post(`${base}/v2/models/doubler/infer`, { inputs: [{ name: 'x', datatype: 'FP64', shape: [1], data: [4] }] }));
-      expect(v2).toMatchObject({ outputs: [{ name: 'y', data: [8] }, { name: 'dir', data: ['/mnt/models'] }] });
+      expect(v2).toMatchObject({
+        outputs: [
+          { name: 'y', data: [8] },
+          { name: 'dir', data: ['/mnt/models'] },
+        ],
+      });
     } finally {
       await stopped(p);
     }
@@ -261,7 +266,12 @@ describe('kserve-ts serve --model_module', () => {
     try {
       const base = await started(p);
       const v2 = json(await post(`${base}/v2/models/typed/infer`, { inputs: [{ name: 'x', datatype: 'FP64', shape: [2], data: [1.5, -2] }] }));
-      expect(v2).toMatchObject({ outputs: [{ name: 'y', data: [3, -4] }, { name: 'thread', data: [extra.length === 0 ? 'main' : 'worker'] }] });
+      expect(v2).toMatchObject({
+        outputs: [
+          { name: 'y', data: [3, -4] },
+          { name: 'thread', data: [extra.length === 0 ? 'main' : 'worker'] },
+        ],
+      });
     } finally {
       await stopped(p);
     }

@@ -56,7 +56,19 @@ describe.each(FORMATS)('storage-initializer .$ext archives', ({ ext, alt, tool, 
 
   it('refuses members that leave the destination, writing nothing', async () => {
     const d = dest();
-    const r = await runSi([put(`evil.${ext}`, compress(tool, makeTar([{ name: 'ok.txt', content: 'ok' }, { name: '../escape.txt', content: 'pwned' }]))), d]);
+    const r = await runSi([
+      put(
+        `evil.${ext}`,
+        compress(
+          tool,
+          makeTar([
+            { name: 'ok.txt', content: 'ok' },
+            { name: '../escape.txt', content: 'pwned' },
+          ]),
+        ),
+      ),
+      d,
+    ]);
     expect(r.code).toBe(1);
     expect(errorLines(r.out)).toEqual([expect.stringMatching(/unsafe archive: member '\.\.\/escape\.txt' contains '\.\.'/)]);
     expect(exists(path.join(path.dirname(d), 'escape.txt'))).toBe(false);

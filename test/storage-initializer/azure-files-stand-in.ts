@@ -61,7 +61,19 @@ export interface FilesStandIn {
   stop(): Promise<void>;
 }
 
-const STANDARD = ['content-encoding', 'content-language', 'content-length', 'content-md5', 'content-type', 'date', 'if-modified-since', 'if-match', 'if-none-match', 'if-unmodified-since', 'range'];
+const STANDARD = [
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-md5',
+  'content-type',
+  'date',
+  'if-modified-since',
+  'if-match',
+  'if-none-match',
+  'if-unmodified-since',
+  'range',
+];
 
 /** Shared Key string-to-sign for the Blob, Queue and File services (version 2015-02-21+). */
 export function sharedKeyStringToSign(account: string, method: string, rawUrl: string, headers: IncomingMessage['headers']): string {
@@ -70,13 +82,18 @@ export function sharedKeyStringToSign(account: string, method: string, rawUrl: s
     const s = Array.isArray(v) ? v.join(',') : (v ?? '');
     return n === 'content-length' && s === '0' ? '' : s;
   };
-  const msHeaders = Object.keys(headers).filter((n) => n.startsWith('x-ms-')).sort();
+  const msHeaders = Object.keys(headers)
+    .filter((n) => n.startsWith('x-ms-'))
+    .sort();
   const canonicalHeaders = msHeaders.map((n) => `${n}:${h(n).replace(/\s+/g, ' ').trim()}\n`).join('');
   const u = new URL(rawUrl, 'http://x');
   let resource = `/${account}${u.pathname}`;
   const names = [...new Set([...u.searchParams.keys()].map((k) => k.toLowerCase()))].sort();
   for (const n of names) {
-    const values = [...u.searchParams.entries()].filter(([k]) => k.toLowerCase() === n).map(([, v]) => v).sort();
+    const values = [...u.searchParams.entries()]
+      .filter(([k]) => k.toLowerCase() === n)
+      .map(([, v]) => v)
+      .sort();
     resource += `\n${n}:${values.join(',')}`;
   }
   return [method.toUpperCase(), ...STANDARD.map(h)].join('\n') + '\n' + canonicalHeaders + resource;
@@ -110,7 +127,13 @@ export async function startFiles(pki: Pki, o: FilesOptions): Promise<FilesStandI
       const [account, sig] = auth.slice('SharedKey '.length).split(':');
       const want = hmac(sharedKeyStringToSign(o.account, req.method ?? 'GET', req.url ?? '/', req.headers));
       if (account === o.account && sig === want) return 'sharedkey';
-      fail(res, 403, 'AuthenticationFailed', 'Server failed to authenticate the request. The MAC signature found in the HTTP request is not the same as any computed signature.', head);
+      fail(
+        res,
+        403,
+        'AuthenticationFailed',
+        'Server failed to authenticate the request. The MAC signature found in the HTTP request is not the same as any computed signature.',
+        head,
+      );
       return undefined;
     }
     if (auth.startsWith('Bearer ')) {
@@ -144,19 +167,30 @@ export async function startFiles(pki: Pki, o: FilesOptions): Promise<FilesStandI
     const start = marker === '' ? 0 : names.findIndex((n) => n >= marker);
     const page = start < 0 ? [] : names.slice(start, start + pageSize);
     const next = start >= 0 && start + pageSize < names.length ? names[start + pageSize]! : '';
-    const xml = page.map((n) => {
-      const e = entries.get(n)!;
-      return e.dir
-        ? `<Directory><Name>${xmlEscape(n)}</Name><Properties /></Directory>`
-        : `<File><Name>${xmlEscape(n)}</Name><Properties><Content-Length>${e.size}</Content-Length></Properties></File>`;
-    }).join('');
+    const xml = page
+      .map((n) => {
+        const e = entries.get(n)!;
+        return e.dir
+          ? `<Directory><Name>${xmlEscape(n)}</Name><Properties /></Directory>`
+          : `<File><Name>${xmlEscape(n)}</Name><Properties><Content-Length>${e.size}</Content-Length></Properties></File>`;
+      })
+      .join('');
     res.writeHead(200, { 'content-type': 'application/xml', 'x-ms-version': '2026-10-06' });
-    res.end(`<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="https://${o.account}.file.core.windows.net/" ShareName="${xmlEscape(share)}" DirectoryPath="${xmlEscape(dir)}"><Marker>${xmlEscape(marker)}</Marker><MaxResults>${pageSize}</MaxResults><Entries>${xml}</Entries><NextMarker>${xmlEscape(next)}</NextMarker></EnumerationResults>`);
+    res.end(
+      `<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="https://${o.account}.file.core.windows.net/" ShareName="${xmlEscape(share)}" DirectoryPath="${xmlEscape(dir)}"><Marker>${xmlEscape(marker)}</Marker><MaxResults>${pageSize}</MaxResults><Entries>${xml}</Entries><NextMarker>${xmlEscape(next)}</NextMarker></EnumerationResults>`,
+    );
   }
 
   function file(req: IncomingMessage, res: ServerResponse, f: StoredFile): void {
     const md5 = f.md5 === false ? {} : { 'content-md5': typeof f.md5 === 'string' ? f.md5 : createHash('md5').update(f.body).digest('base64') };
-    const common = { 'x-ms-type': 'File', 'x-ms-version': '2026-10-06', etag: '"0x8D0000000000001"', 'last-modified': new Date(0).toUTCString(), 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes' };
+    const common = {
+      'x-ms-type': 'File',
+      'x-ms-version': '2026-10-06',
+      etag: '"0x8D0000000000001"',
+      'last-modified': new Date(0).toUTCString(),
+      'content-type': 'application/octet-stream',
+      'accept-ranges': 'bytes',
+    };
     if (req.method === 'HEAD') {
       res.writeHead(200, { ...common, ...md5, 'content-length': String(f.body.length) }).end();
       return;
@@ -174,7 +208,9 @@ export async function startFiles(pki: Pki, o: FilesOptions): Promise<FilesStandI
     }
     // A range's response carries the whole file's MD5 as x-ms-content-md5 (Content-MD5 is the range's, when asked).
     const whole = f.md5 === false ? {} : { 'x-ms-content-md5': md5['content-md5'] };
-    res.writeHead(206, { ...common, ...whole, 'content-range': `bytes ${start}-${end}/${f.body.length}`, 'content-length': String(end - start + 1) }).end(f.body.subarray(start, end + 1));
+    res
+      .writeHead(206, { ...common, ...whole, 'content-range': `bytes ${start}-${end}/${f.body.length}`, 'content-length': String(end - start + 1) })
+      .end(f.body.subarray(start, end + 1));
   }
 
   const server = https.createServer({ key: pki.key, cert: pki.cert }, (req, res) => {

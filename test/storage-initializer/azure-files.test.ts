@@ -76,7 +76,11 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
     const d = dest();
     const r = await runSi([`${BASE}/models/model`, d], { ...env, AZURE_STORAGE_ACCESS_KEY: KEY });
     expect(r.code, r.out).toBe(0);
-    expect(listFiles(d)).toEqual(Object.keys(tree).map((k) => k.slice('model/'.length)).sort());
+    expect(listFiles(d)).toEqual(
+      Object.keys(tree)
+        .map((k) => k.slice('model/'.length))
+        .sort(),
+    );
     for (const [k, body] of Object.entries(tree)) expect(readFileSync(path.join(d, k.slice('model/'.length)))).toEqual(body);
     const seen = files.requests.slice(before);
     expect(seen.every((q) => q.auth === 'sharedkey')).toBe(true);
@@ -102,7 +106,10 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
     const r = await runSi([`${BASE}/models/big/weights.bin`, d], { ...env, AZURE_STORAGE_ACCESS_KEY: KEY, STORAGE_PART_SIZE: String(4 * 1024 * 1024) });
     expect(r.code, r.out).toBe(0);
     expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(big));
-    const ranges = files.requests.slice(before).filter((q) => q.method === 'GET' && q.range !== undefined).map((q) => q.range);
+    const ranges = files.requests
+      .slice(before)
+      .filter((q) => q.method === 'GET' && q.range !== undefined)
+      .map((q) => q.range);
     // 13 MiB + 77 bytes in 4 MiB parts: 4 ranges covering the file exactly once.
     expect(ranges.sort()).toEqual(['bytes=0-4194303', 'bytes=12582912-13631564', 'bytes=4194304-8388607', 'bytes=8388608-12582911']);
   });
@@ -123,7 +130,10 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
   });
 
   it('uses a share SAS carried in the URI query (signature verified) and never prints its signature', async () => {
-    const sas = generateFileSASQueryParameters({ shareName: 'models', permissions: ShareSASPermissions.parse('rl'), expiresOn: new Date(Date.now() + 3600_000) }, new StorageSharedKeyCredential(ACCOUNT, KEY)).toString();
+    const sas = generateFileSASQueryParameters(
+      { shareName: 'models', permissions: ShareSASPermissions.parse('rl'), expiresOn: new Date(Date.now() + 3600_000) },
+      new StorageSharedKeyCredential(ACCOUNT, KEY),
+    ).toString();
     const before = files.requests.length;
     const d = dest();
     const r = await runSi([`${BASE}/models/model/sub?${sas}`, d], env);
@@ -147,7 +157,13 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
   it('signs in as a service principal (AZ_CLIENT_ID/AZ_CLIENT_SECRET/AZ_TENANT_ID) and reads with the bearer token and the backup intent', async () => {
     const before = files.requests.length;
     const d = dest();
-    const r = await runSi([`${BASE}/models/model/sub/deep`, d], { ...env, AZURE_AUTHORITY_HOST: entra.authority, AZ_TENANT_ID: TENANT, AZ_CLIENT_ID: CLIENT, AZ_CLIENT_SECRET: SECRET });
+    const r = await runSi([`${BASE}/models/model/sub/deep`, d], {
+      ...env,
+      AZURE_AUTHORITY_HOST: entra.authority,
+      AZ_TENANT_ID: TENANT,
+      AZ_CLIENT_ID: CLIENT,
+      AZ_CLIENT_SECRET: SECRET,
+    });
     expect(r.code, r.out).toBe(0);
     expect(readFileSync(path.join(d, 'f.bin'), 'utf8')).toBe('f-bytes');
     expect(files.requests.slice(before).every((q) => q.auth === 'bearer')).toBe(true);
@@ -160,7 +176,13 @@ describe('storage-initializer Azure Files (Files REST stand-in)', () => {
     writeFileSync(tokenFile, FEDERATED);
     const before = files.requests.length;
     const d = dest();
-    const r = await runSi([`${BASE}/models/single/model.onnx`, d], { ...env, AZURE_AUTHORITY_HOST: entra.authority, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: CLIENT, AZURE_FEDERATED_TOKEN_FILE: tokenFile });
+    const r = await runSi([`${BASE}/models/single/model.onnx`, d], {
+      ...env,
+      AZURE_AUTHORITY_HOST: entra.authority,
+      AZURE_TENANT_ID: TENANT,
+      AZURE_CLIENT_ID: CLIENT,
+      AZURE_FEDERATED_TOKEN_FILE: tokenFile,
+    });
     expect(r.code, r.out).toBe(0);
     expect(readFileSync(path.join(d, 'model.onnx'), 'utf8')).toBe('single-bytes');
     expect(files.requests.slice(before).every((q) => q.auth === 'bearer')).toBe(true);

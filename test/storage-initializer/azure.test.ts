@@ -12,7 +12,21 @@ import { BlobServiceClient, ContainerSASPermissions, StorageSharedKeyCredential,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { startEntra } from './entra-stand-in.js';
-import { AZURITE_ACCOUNT, AZURITE_KEY, cleanup, installServers, listFiles, makePki, makeTar, runSi, startAzurite, startProxy, tempDir, type Running, modelDest } from './helpers.js';
+import {
+  AZURITE_ACCOUNT,
+  AZURITE_KEY,
+  cleanup,
+  installServers,
+  listFiles,
+  makePki,
+  makeTar,
+  runSi,
+  startAzurite,
+  startProxy,
+  tempDir,
+  type Running,
+  modelDest,
+} from './helpers.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ACCOUNT_URI = `https://${AZURITE_ACCOUNT}.blob.core.windows.net`;
@@ -66,7 +80,10 @@ describe('storage-initializer Azure Blob (Azurite)', () => {
 
   it('downloads a single blob to <dest>/<basename> and unpacks a single tar blob', async () => {
     const d = dest();
-    const r = await runSi([`${ACCOUNT_URI}/models/single/model.onnx`, d, `${ACCOUNT_URI}/models/archives/model.tar`, `${d}-tar`], { ...env, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY });
+    const r = await runSi([`${ACCOUNT_URI}/models/single/model.onnx`, d, `${ACCOUNT_URI}/models/archives/model.tar`, `${d}-tar`], {
+      ...env,
+      AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY,
+    });
     dirs.push(`${d}-tar`);
     expect(r.code, r.out).toBe(0);
     expect(listFiles(d)).toEqual(['model.onnx']);
@@ -77,7 +94,11 @@ describe('storage-initializer Azure Blob (Azurite)', () => {
     const proxy = await startProxy(azurite.port);
     stops.push(proxy.stop);
     const d = dest();
-    const r = await runSi([`${ACCOUNT_URI}/models/big`, d], { STORAGE_AZURE_BLOB_ENDPOINT: `${proxy.url}/${AZURITE_ACCOUNT}`, AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY, STORAGE_PART_SIZE: String(4 * 1024 * 1024) });
+    const r = await runSi([`${ACCOUNT_URI}/models/big`, d], {
+      STORAGE_AZURE_BLOB_ENDPOINT: `${proxy.url}/${AZURITE_ACCOUNT}`,
+      AZURE_STORAGE_ACCESS_KEY: AZURITE_KEY,
+      STORAGE_PART_SIZE: String(4 * 1024 * 1024),
+    });
     expect(r.code, r.out).toBe(0);
     expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(big));
     expect(proxy.requests.filter((q) => /\r\nx-ms-range: bytes=\d+-\d+|\r\nrange: bytes=\d+-\d+/i.test(q)).length).toBe(6);
@@ -174,7 +195,14 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
     expect(seed.code, seed.out).toBe(0);
     const d = path.join(tempDir(), 'models');
     dirs.push(path.dirname(d));
-    const spEnv = { STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`, AZURE_AUTHORITY_HOST: authority, AZ_TENANT_ID: TENANT, AZ_CLIENT_ID: CLIENT, AZ_CLIENT_SECRET: SECRET, NODE_EXTRA_CA_CERTS: pki.ca };
+    const spEnv = {
+      STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`,
+      AZURE_AUTHORITY_HOST: authority,
+      AZ_TENANT_ID: TENANT,
+      AZ_CLIENT_ID: CLIENT,
+      AZ_CLIENT_SECRET: SECRET,
+      NODE_EXTRA_CA_CERTS: pki.ca,
+    };
     const r = await runSi([`${ACCOUNT_URI}/spmodels/model`, d], spEnv);
     expect(r.code, r.out).toBe(0);
     expect(readFileSync(path.join(d, 'a.onnx'), 'utf8')).toBe('sp-bytes');
@@ -194,7 +222,14 @@ describe('storage-initializer Azure Blob, service principal (Azurite OAuth)', ()
     const d = path.join(tempDir(), 'models');
     dirs.push(path.dirname(d));
     tokenRequests.length = 0;
-    const r = await runSi([`${ACCOUNT_URI}/spmodels/model`, d], { STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`, AZURE_AUTHORITY_HOST: authority, AZURE_TENANT_ID: TENANT, AZURE_CLIENT_ID: CLIENT, AZURE_FEDERATED_TOKEN_FILE: tokenFile, NODE_EXTRA_CA_CERTS: pki.ca });
+    const r = await runSi([`${ACCOUNT_URI}/spmodels/model`, d], {
+      STORAGE_AZURE_BLOB_ENDPOINT: `${azurite.url}/${AZURITE_ACCOUNT}`,
+      AZURE_AUTHORITY_HOST: authority,
+      AZURE_TENANT_ID: TENANT,
+      AZURE_CLIENT_ID: CLIENT,
+      AZURE_FEDERATED_TOKEN_FILE: tokenFile,
+      NODE_EXTRA_CA_CERTS: pki.ca,
+    });
     expect(r.code, r.out).toBe(0);
     expect(readFileSync(path.join(d, 'a.onnx'), 'utf8')).toBe('sp-bytes');
     expect(tokenRequests.some((b) => new URLSearchParams(b).get('client_assertion') === FEDERATED)).toBe(true);

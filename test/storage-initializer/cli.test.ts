@@ -54,7 +54,10 @@ describe('storage-initializer command', () => {
 
   it('takes --concurrency N or auto (over STORAGE_CONCURRENCY), and refuses a bad value with one line', async () => {
     const src = sourceTree();
-    for (const [flag, env] of [['2', 'auto'], ['auto', '1']] as const) {
+    for (const [flag, env] of [
+      ['2', 'auto'],
+      ['auto', '1'],
+    ] as const) {
       const dest = path.join(tmp(), 'models');
       const r = await runSi(['--concurrency', flag, src, dest], { STORAGE_CONCURRENCY: env });
       expect(r.code, r.out).toBe(0);
@@ -166,13 +169,24 @@ describe('storage-initializer configuration', () => {
   });
 
   it('reads the anchor variables once into a frozen config', () => {
-    const c = loadConfig({ S3_ENDPOINT: 'minio.local:9000', S3_USE_HTTPS: '0', S3_VERIFY_SSL: 'false', awsAnonymousCredential: 'True', S3_USER_VIRTUAL_BUCKET: 'true', AWS_DEFAULT_REGION: 'eu-west-1', S3_MAX_ATTEMPTS: '7' });
+    const c = loadConfig({
+      S3_ENDPOINT: 'minio.local:9000',
+      S3_USE_HTTPS: '0',
+      S3_VERIFY_SSL: 'false',
+      awsAnonymousCredential: 'True',
+      S3_USER_VIRTUAL_BUCKET: 'true',
+      AWS_DEFAULT_REGION: 'eu-west-1',
+      S3_MAX_ATTEMPTS: '7',
+    });
     expect(c.s3).toMatchObject({ endpoint: 'http://minio.local:9000', verifySsl: false, anonymous: true, virtualBucket: true, region: 'eu-west-1' });
     expect(c.maxAttempts).toBe(7);
     expect(Object.isFrozen(c) && Object.isFrozen(c.s3)).toBe(true);
     expect(loadConfig({ S3_ENDPOINT: 'minio.local:9000' }).s3.endpoint).toBe('https://minio.local:9000');
     expect(loadConfig({ AWS_ENDPOINT_URL: 'http://a:1', S3_ENDPOINT: 'b:2' }).s3.endpoint).toBe('http://a:1');
-    const sc = loadConfig({ STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: 'http://x:1', access_key_id: 'k', secret_access_key: 's', anonymous: 'false' }), AWS_ACCESS_KEY_ID: 'env' });
+    const sc = loadConfig({
+      STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: 'http://x:1', access_key_id: 'k', secret_access_key: 's', anonymous: 'false' }),
+      AWS_ACCESS_KEY_ID: 'env',
+    });
     expect(sc.s3).toMatchObject({ endpoint: 'http://x:1', accessKeyId: 'k', secretAccessKey: 's', anonymous: false });
     expect(loadConfig({ STORAGE_EMULATOR_HOST: '127.0.0.1:4443' }).gcs.endpoint).toBe('http://127.0.0.1:4443');
     expect(loadConfig({ 'example.com-headers': '{"Authorization":"Bearer t"}' }).http.headers.get('example.com')).toEqual({ Authorization: 'Bearer t' });

@@ -46,7 +46,9 @@ describe('an embedder calling download()', () => {
     expect(sha(readFileSync(path.join(dest, 'b/weights.bin')))).toBe(sha(body));
     // Every scheme of the table is there, pvc:// with its explanation.
     await expect(providers.for('pvc://claim/m')).rejects.toThrow(/pvc:\/\/ is not downloaded: the webhook mounts the PersistentVolumeClaim/);
-    await expect(providers.for('ftp://host/m')).rejects.toThrow(/'ftp:\/\/' is not supported \(supported: file:\/\/, gs:\/\/, hdfs:\/\/, hf:\/\/, http:\/\/, https:\/\/, s3:\/\/, webhdfs:\/\/ and local paths\)/);
+    await expect(providers.for('ftp://host/m')).rejects.toThrow(
+      /'ftp:\/\/' is not supported \(supported: file:\/\/, gs:\/\/, hdfs:\/\/, hf:\/\/, http:\/\/, https:\/\/, s3:\/\/, webhdfs:\/\/ and local paths\)/,
+    );
   });
 
   it('can register a provider of its own, listed with the built-in ones', async () => {

@@ -32,12 +32,19 @@ describe('storage-initializer gs:// credentials', () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
     keyFile = path.join(data, 'sa.json');
-    writeFileSync(keyFile, JSON.stringify({
-      type: 'service_account', project_id: 'kserve-test', private_key_id: 'key-1',
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      client_email: 'storage-initializer@kserve-test.iam.gserviceaccount.com', client_id: '1',
-      token_uri: 'http://127.0.0.1:1/token', universe_domain: 'kserve-test.invalid',
-    }));
+    writeFileSync(
+      keyFile,
+      JSON.stringify({
+        type: 'service_account',
+        project_id: 'kserve-test',
+        private_key_id: 'key-1',
+        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        client_email: 'storage-initializer@kserve-test.iam.gserviceaccount.com',
+        client_id: '1',
+        token_uri: 'http://127.0.0.1:1/token',
+        universe_domain: 'kserve-test.invalid',
+      }),
+    );
   }, 600_000);
 
   afterAll(async () => {

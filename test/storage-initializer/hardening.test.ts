@@ -34,7 +34,17 @@ const errorLines = (out: string) => out.split('\n').filter((l) => l.startsWith('
 describe('storage-initializer never prints credentials', () => {
   let server: http.Server;
   let base: string;
-  const SECRETS = ['hunter2', 'alice-the-user', 'sv-sig-Zm9vYmFy', 'AMZSIGdeadbeef', 'tok-123456', 'AKIAEXAMPLEKEY1', 'wJalrXUtnFEMIsecretKEY', 'FwoGZXIvYXdzEsession', 'Bearer-hdr-secret-99'];
+  const SECRETS = [
+    'hunter2',
+    'alice-the-user',
+    'sv-sig-Zm9vYmFy',
+    'AMZSIGdeadbeef',
+    'tok-123456',
+    'AKIAEXAMPLEKEY1',
+    'wJalrXUtnFEMIsecretKEY',
+    'FwoGZXIvYXdzEsession',
+    'Bearer-hdr-secret-99',
+  ];
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -89,7 +99,10 @@ describe('storage-initializer never prints credentials', () => {
 
 describe('storage-initializer archive bombs and corrupt archives', () => {
   it('refuses a zip whose entries share one compressed stream, writing nothing', async () => {
-    const members = [{ name: 'w0000.bin', content: Buffer.alloc(1024 * 1024), deflate: true }, ...Array.from({ length: 20 }, (_, i) => ({ name: `w${String(i + 1).padStart(4, '0')}.bin`, sameDataAs: 0 }))];
+    const members = [
+      { name: 'w0000.bin', content: Buffer.alloc(1024 * 1024), deflate: true },
+      ...Array.from({ length: 20 }, (_, i) => ({ name: `w${String(i + 1).padStart(4, '0')}.bin`, sameDataAs: 0 })),
+    ];
     const src = archiveFile('bomb.zip', makeZip(members));
     const dest = path.join(tmp(), 'models');
     const r = await runSi([src, dest]);
@@ -111,7 +124,13 @@ describe('storage-initializer archive bombs and corrupt archives', () => {
     expect(ok.code, ok.out).toBe(0);
     expect(listFiles(dest)).toEqual(['zeros.bin']);
 
-    const zip = archiveFile('two.zip', makeZip([{ name: 'a.bin', content: Buffer.alloc(600), deflate: true }, { name: 'b.bin', content: Buffer.alloc(600), deflate: true }]));
+    const zip = archiveFile(
+      'two.zip',
+      makeZip([
+        { name: 'a.bin', content: Buffer.alloc(600), deflate: true },
+        { name: 'b.bin', content: Buffer.alloc(600), deflate: true },
+      ]),
+    );
     const dest2 = path.join(tmp(), 'models');
     const z = await runSi([zip, dest2], { STORAGE_MAX_EXTRACTED_BYTES: '1000' });
     expect(z.code).toBe(1);
@@ -129,7 +148,13 @@ describe('storage-initializer archive bombs and corrupt archives', () => {
   });
 
   it.each([
-    ['a corrupt deflate stream', [{ name: 'ok.txt', content: 'fine' }, { name: 'bad.bin', content: Buffer.alloc(64 * 1024, 7), deflate: true, corrupt: true }]],
+    [
+      'a corrupt deflate stream',
+      [
+        { name: 'ok.txt', content: 'fine' },
+        { name: 'bad.bin', content: Buffer.alloc(64 * 1024, 7), deflate: true, corrupt: true },
+      ],
+    ],
     ['a stored member failing its CRC', [{ name: 'bad.txt', content: 'some text here', corrupt: true }]],
   ])('fails on %s with one line, no crash, no temp files', async (_what, members) => {
     const src = archiveFile('corrupt.zip', makeZip(members));
@@ -166,10 +191,14 @@ describe('storage-initializer killed during the final move', () => {
     return new Promise((resolve) => {
       mkdirSync(dest, { recursive: true });
       const renames = '/^rename';
-      const child = spawn('strace', ['-f', '-qq', '-o', '/dev/null', '-e', `trace=${renames}`, '-e', `inject=${renames}:signal=KILL:when=${nth}`, process.execPath, SI_CLI, src, dest], {
-        stdio: 'ignore',
-        env: { PATH: process.env['PATH'] ?? '', UV_THREADPOOL_SIZE: '1' },
-      });
+      const child = spawn(
+        'strace',
+        ['-f', '-qq', '-o', '/dev/null', '-e', `trace=${renames}`, '-e', `inject=${renames}:signal=KILL:when=${nth}`, process.execPath, SI_CLI, src, dest],
+        {
+          stdio: 'ignore',
+          env: { PATH: process.env['PATH'] ?? '', UV_THREADPOOL_SIZE: '1' },
+        },
+      );
       child.on('exit', (code, signal) => resolve(signal ?? code));
     });
   }

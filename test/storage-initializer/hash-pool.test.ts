@@ -18,10 +18,46 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('written prefix', () => {
   it.each([
     // [writes as [position, length], prefix end after each]
-    ['in order', [[0, 10], [10, 5], [15, 1]], [10, 15, 16]],
-    ['a part ahead of the gap waits for it', [[10, 10], [30, 5], [0, 10], [20, 10]], [0, 0, 20, 35]],
-    ['overlaps and repeats (a retried part) count once', [[0, 8], [4, 8], [0, 12], [20, 4], [18, 4], [12, 6]], [8, 12, 12, 12, 12, 24]],
-    ['empty writes change nothing', [[0, 0], [5, 0], [0, 3]], [0, 0, 3]],
+    [
+      'in order',
+      [
+        [0, 10],
+        [10, 5],
+        [15, 1],
+      ],
+      [10, 15, 16],
+    ],
+    [
+      'a part ahead of the gap waits for it',
+      [
+        [10, 10],
+        [30, 5],
+        [0, 10],
+        [20, 10],
+      ],
+      [0, 0, 20, 35],
+    ],
+    [
+      'overlaps and repeats (a retried part) count once',
+      [
+        [0, 8],
+        [4, 8],
+        [0, 12],
+        [20, 4],
+        [18, 4],
+        [12, 6],
+      ],
+      [8, 12, 12, 12, 12, 24],
+    ],
+    [
+      'empty writes change nothing',
+      [
+        [0, 0],
+        [5, 0],
+        [0, 3],
+      ],
+      [0, 0, 3],
+    ],
   ])('%s', (_name, writes, want) => {
     const w = new WrittenRanges(0);
     const got = writes.map(([p, n]) => {
@@ -63,7 +99,11 @@ describe('hash pool', () => {
       const crc = pool.session(file, 0, data.length, 'crc32c');
       const part = pool.session(file, 1024, 4096, 'md5');
       const w = new WrittenRanges(0);
-      for (const [p, n] of [[4 * 1024 * 1024, 5 * 1024 * 1024 + 17], [0, 1024 * 1024], [1024 * 1024, 3 * 1024 * 1024]] as const) {
+      for (const [p, n] of [
+        [4 * 1024 * 1024, 5 * 1024 * 1024 + 17],
+        [0, 1024 * 1024],
+        [1024 * 1024, 3 * 1024 * 1024],
+      ] as const) {
         w.add(p, n);
         md5.advance(w.prefixEnd);
         crc.advance(w.prefixEnd);

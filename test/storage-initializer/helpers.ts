@@ -106,7 +106,11 @@ export async function startMoto(bin: string, opts: { auth?: boolean; virtualHost
 /** fake-gcs-server serving the buckets found as folders under `dataDir`. */
 export async function startFakeGcs(bin: string, dataDir: string): Promise<Running> {
   const port = await freePort();
-  const { child, log } = spawnServer(bin, ['-scheme', 'http', '-host', '127.0.0.1', '-port', String(port), '-backend', 'memory', '-data', dataDir, '-public-host', `127.0.0.1:${port}`, '-log-level', 'error'], {});
+  const { child, log } = spawnServer(
+    bin,
+    ['-scheme', 'http', '-host', '127.0.0.1', '-port', String(port), '-backend', 'memory', '-data', dataDir, '-public-host', `127.0.0.1:${port}`, '-log-level', 'error'],
+    {},
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/storage/v1/b`, 30_000, child, log);
   return { url, port, stop: () => stopChild(child) };
@@ -142,10 +146,15 @@ export async function startAzurite(bin: string, opts: { tls?: { cert: string; ke
     if (Date.now() > deadline) throw new Error(`azurite not ready: ${log()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, port, dir, stop: async () => {
-    await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
-  } };
+  return {
+    url,
+    port,
+    dir,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** gofakes3 (in-memory S3) on loopback. */
@@ -368,7 +377,10 @@ export function makeZip(members: ZipMember[]): Buffer {
     const crc = crc32(plain);
     const method = m.deflate ? 8 : 0;
     const body = m.deflate ? deflateRawSync(plain) : Buffer.from(plain);
-    if (m.corrupt) { const i = Math.floor(body.length / 2); body[i] = body[i]! ^ 0xff; }
+    if (m.corrupt) {
+      const i = Math.floor(body.length / 2);
+      body[i] = body[i]! ^ 0xff;
+    }
     if (m.sameDataAs !== undefined) {
       const s0 = sizes[m.sameDataAs]!;
       const ch = Buffer.alloc(46);
@@ -381,7 +393,7 @@ export function makeZip(members: ZipMember[]): Buffer {
       ch.writeUInt32LE(s0.packed, 20);
       ch.writeUInt32LE(s0.size, 24);
       ch.writeUInt16LE(name.length, 28);
-      ch.writeUInt32LE(0o100644 << 16 >>> 0, 38);
+      ch.writeUInt32LE((0o100644 << 16) >>> 0, 38);
       ch.writeUInt32LE(offsets[m.sameDataAs]!, 42);
       centrals.push(ch, name);
       sizes.push(s0);

@@ -29,13 +29,23 @@ const REPOS: Record<string, Repo> = {
   'org/tiny': {
     revisions: { main: 'a'.repeat(40), 'v1.0': 'b'.repeat(40) },
     commits: {
-      ['a'.repeat(40)]: { 'config.json': Buffer.from('{"v": 2}'), 'model.safetensors': weights, 'tokenizer/vocab.txt': Buffer.from('a b c'), 'README.md': Buffer.from('# tiny'), '.gitattributes': Buffer.from('*.safetensors filter=lfs') },
+      ['a'.repeat(40)]: {
+        'config.json': Buffer.from('{"v": 2}'),
+        'model.safetensors': weights,
+        'tokenizer/vocab.txt': Buffer.from('a b c'),
+        'README.md': Buffer.from('# tiny'),
+        '.gitattributes': Buffer.from('*.safetensors filter=lfs'),
+      },
       ['b'.repeat(40)]: { 'config.json': Buffer.from('{"v": 1}') },
     },
   },
   'org/private': { private: true, revisions: { main: 'c'.repeat(40) }, commits: { ['c'.repeat(40)]: { 'model.onnx': Buffer.from('private-bytes') } } },
   // Private, and its tree listing names a next page on another origin (the CDN's).
-  'org/elsewhere': { private: true, revisions: { main: 'e'.repeat(40) }, commits: { ['e'.repeat(40)]: { 'a.json': Buffer.from('1'), 'b.json': Buffer.from('2'), 'c.json': Buffer.from('3') } } },
+  'org/elsewhere': {
+    private: true,
+    revisions: { main: 'e'.repeat(40) },
+    commits: { ['e'.repeat(40)]: { 'a.json': Buffer.from('1'), 'b.json': Buffer.from('2'), 'c.json': Buffer.from('3') } },
+  },
   'org/gated': { gated: true, revisions: { main: 'd'.repeat(40) }, commits: { ['d'.repeat(40)]: { 'model.onnx': Buffer.from('x') } } },
 };
 
@@ -107,9 +117,16 @@ describe('storage-initializer hf:// (Hub API on loopback)', () => {
           return;
         }
         // Two entries a page, with a folder entry, as the Hub paginates with Link headers.
-        const entries = [{ type: 'directory', path: 'tokenizer', oid: '0', size: 0 }, ...Object.entries(files).map(([p, b]) => ({
-          type: 'file', path: p, oid: sha(b).slice(0, 40), size: isLfs(p) ? 134 : b.length, ...(isLfs(p) ? { lfs: { oid: sha(b), size: b.length, pointerSize: 134 } } : {}),
-        }))];
+        const entries = [
+          { type: 'directory', path: 'tokenizer', oid: '0', size: 0 },
+          ...Object.entries(files).map(([p, b]) => ({
+            type: 'file',
+            path: p,
+            oid: sha(b).slice(0, 40),
+            size: isLfs(p) ? 134 : b.length,
+            ...(isLfs(p) ? { lfs: { oid: sha(b), size: b.length, pointerSize: 134 } } : {}),
+          })),
+        ];
         const cursor = Number(url.searchParams.get('cursor') ?? '0');
         const page = entries.slice(cursor, cursor + 2);
         const headers: Record<string, string> = { 'content-type': 'application/json' };

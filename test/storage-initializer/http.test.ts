@@ -23,19 +23,49 @@ describe('storage-initializer http(s)://', () => {
   let flaky = 0;
   const seenHeaders: http.IncomingHttpHeaders[] = [];
 
-  const tgz = gzipSync(makeTar([{ name: 'model/', type: '5' }, { name: 'model/1/model.onnx', content: 'onnx' }, { name: 'model/config.pbtxt', content: 'cfg' }, { name: 'model/link.onnx', type: '2', link: '1/model.onnx' }]));
+  const tgz = gzipSync(
+    makeTar([
+      { name: 'model/', type: '5' },
+      { name: 'model/1/model.onnx', content: 'onnx' },
+      { name: 'model/config.pbtxt', content: 'cfg' },
+      { name: 'model/link.onnx', type: '2', link: '1/model.onnx' },
+    ]),
+  );
   const routes: Record<string, () => { status?: number; type?: string; body: Buffer | string }> = {
     '/models/model.onnx': () => ({ body: 'onnx-bytes' }),
     '/models/big.bin': () => ({ body: big }),
     '/models/model.tar.gz': () => ({ type: 'application/gzip', body: tgz }),
     '/models/model.tgz': () => ({ type: 'application/gzip', body: tgz }),
-    '/models/model.tar': () => ({ type: 'application/x-tar', body: makeTar([{ name: 'a.txt', content: 'a' }, { name: 'hl', type: '1', link: 'a.txt' }]) }),
-    '/models/model.zip': () => ({ type: 'application/zip', body: makeZip([{ name: 'z/', mode: 0o040755 }, { name: 'z/model.onnx', content: 'zip-onnx' }, { name: 'z/run.sh', content: '#!/bin/sh', mode: 0o100755 }]) }),
+    '/models/model.tar': () => ({
+      type: 'application/x-tar',
+      body: makeTar([
+        { name: 'a.txt', content: 'a' },
+        { name: 'hl', type: '1', link: 'a.txt' },
+      ]),
+    }),
+    '/models/model.zip': () => ({
+      type: 'application/zip',
+      body: makeZip([
+        { name: 'z/', mode: 0o040755 },
+        { name: 'z/model.onnx', content: 'zip-onnx' },
+        { name: 'z/run.sh', content: '#!/bin/sh', mode: 0o100755 },
+      ]),
+    }),
     '/evil/abs.tar': () => ({ body: makeTar([{ name: '/tmp/si-evil-abs.txt', content: 'x' }]) }),
-    '/evil/dotdot.zip': () => ({ body: makeZip([{ name: 'ok.txt', content: 'ok' }, { name: 'a/../../evil.txt', content: 'x' }]) }),
+    '/evil/dotdot.zip': () => ({
+      body: makeZip([
+        { name: 'ok.txt', content: 'ok' },
+        { name: 'a/../../evil.txt', content: 'x' },
+      ]),
+    }),
     '/evil/symlink.tar': () => ({ body: makeTar([{ name: 'etc', type: '2', link: '/etc' }]) }),
     '/evil/symlink-up.tar': () => ({ body: makeTar([{ name: 'up', type: '2', link: '../../..' }]) }),
-    '/evil/symlink-chain.tar': () => ({ body: makeTar([{ name: 'a', type: '2', link: '.' }, { name: 'b', type: '2', link: 'a/..' }]) }),
+    '/evil/symlink-chain.tar': () => ({
+      body: makeTar([
+        { name: 'a', type: '2', link: '.' },
+        { name: 'b', type: '2', link: 'a/..' },
+      ]),
+    }),
     '/evil/symlink.zip': () => ({ body: makeZip([{ name: 'passwd', content: '/etc/passwd', mode: 0o120777 }]) }),
     '/evil/hardlink.tar': () => ({ body: makeTar([{ name: 'h', type: '1', link: '../../etc/passwd' }]) }),
     '/evil/device.tar': () => ({ body: makeTar([{ name: 'dev', type: '3' }]) }),
@@ -92,7 +122,11 @@ describe('storage-initializer http(s)://', () => {
     const d = dest();
     const r = await runSi([`${base}/models/big.bin`, d], caEnv());
     expect(r.code, r.out).toBe(0);
-    expect(createHash('sha256').update(readFileSync(path.join(d, 'big.bin'))).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
+    expect(
+      createHash('sha256')
+        .update(readFileSync(path.join(d, 'big.bin')))
+        .digest('hex'),
+    ).toBe(createHash('sha256').update(big).digest('hex'));
     expect(r.out).toMatch(/downloaded https:\/\/127\.0\.0\.1:\d+\/models\/big\.bin to .*: 2097152 bytes .*1 file in [\d.]+s/);
     const bad = await runSi([`${base}/models/model.onnx`, dest()]);
     expect(bad.code).toBe(1);

@@ -47,10 +47,16 @@ describe('multipart ETag verifier (hash workers, real bytes)', () => {
     const right = { md5: multipartMd5(parts.map(md5)), parts: 3 };
     await expect(verifyMultipart(pool, 'w.bin', file, size, right, sizes)).resolves.toBeUndefined();
     const wrong = { md5: multipartMd5([md5(parts[0]!), md5(parts[0]!), md5(parts[2]!)]), parts: 3 };
-    await expect(verifyMultipart(pool, 'w.bin', file, size, wrong, sizes)).rejects.toMatchObject({ kind: 'checksum_mismatch', message: expect.stringMatching(/multipart ETag [0-9a-f]{32}-3 does not match the store's [0-9a-f]{32}-3/) });
+    await expect(verifyMultipart(pool, 'w.bin', file, size, wrong, sizes)).rejects.toMatchObject({
+      kind: 'checksum_mismatch',
+      message: expect.stringMatching(/multipart ETag [0-9a-f]{32}-3 does not match the store's [0-9a-f]{32}-3/),
+    });
     // Same total, other boundaries: every part digest differs.
     await expect(verifyMultipart(pool, 'w.bin', file, size, right, [2 * MiB, 4 * MiB, 12345])).rejects.toMatchObject({ kind: 'checksum_mismatch' });
-    await expect(verifyMultipart(pool, 'w.bin', file, size, right, [3 * MiB, 3 * MiB])).rejects.toMatchObject({ kind: 'checksum_mismatch', message: expect.stringMatching(/part sizes/) });
+    await expect(verifyMultipart(pool, 'w.bin', file, size, right, [3 * MiB, 3 * MiB])).rejects.toMatchObject({
+      kind: 'checksum_mismatch',
+      message: expect.stringMatching(/part sizes/),
+    });
     // Fed as a download's written prefix grows (steps that straddle part boundaries).
     const check = new MultipartCheck(pool, 'w.bin', file, size, right, sizes);
     for (let at = 0; at < size; at += 1234567) check.advance(at);
@@ -106,7 +112,10 @@ describe('multipart uploads downloaded from moto and gofakes3', () => {
     expect(r.code, r.out).toBe(0);
     expect(sha(readFileSync(path.join(d, 'weights.bin')))).toBe(sha(body));
     expect(r.out).not.toMatch(/only its size is checked/);
-    const partHeads = proxy.requests.filter((q) => q.startsWith('HEAD ')).map((q) => /[?&]partNumber=(\d+)/.exec(q)?.[1]).sort();
+    const partHeads = proxy.requests
+      .filter((q) => q.startsWith('HEAD '))
+      .map((q) => /[?&]partNumber=(\d+)/.exec(q)?.[1])
+      .sort();
     expect(partHeads).toEqual(['1', '2', '3']);
   });
 

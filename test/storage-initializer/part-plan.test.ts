@@ -16,7 +16,7 @@ describe('adaptive part size', () => {
   it.each([
     // [probe timing, min part, rest, expected part]
     ['cheap request starts keep the minimum part', { bytes: 16 * MiB, ttfbMs: 1, bodyMs: 100 }, 16 * MiB, 1000 * MiB, 16 * MiB],
-    ['costly starts get parts of 4 × ttfb × rate', { bytes: 16 * MiB, ttfbMs: 200, bodyMs: 100 }, 16 * MiB, 10_000 * MiB, OVERHEAD_FACTOR * 200 * (16 * MiB / 100)],
+    ['costly starts get parts of 4 × ttfb × rate', { bytes: 16 * MiB, ttfbMs: 200, bodyMs: 100 }, 16 * MiB, 10_000 * MiB, OVERHEAD_FACTOR * 200 * ((16 * MiB) / 100)],
     ['a part covering the rest means one stream', { bytes: 16 * MiB, ttfbMs: 500, bodyMs: 100 }, 16 * MiB, 100 * MiB, 100 * MiB],
     ['a body faster than the clock counts as 1 ms', { bytes: MiB, ttfbMs: 0, bodyMs: 0 }, 4 * MiB, 64 * MiB, 4 * MiB],
   ])('%s', (_name, probe, minPart, rest, want) => {
@@ -24,7 +24,11 @@ describe('adaptive part size', () => {
   });
 
   it('splits ranges inclusively, the last one shorter', () => {
-    expect(splitRanges(10, 34, 10)).toEqual([{ start: 10, end: 19 }, { start: 20, end: 29 }, { start: 30, end: 34 }]);
+    expect(splitRanges(10, 34, 10)).toEqual([
+      { start: 10, end: 19 },
+      { start: 20, end: 29 },
+      { start: 30, end: 34 },
+    ]);
     expect(splitRanges(0, 0, 10)).toEqual([{ start: 0, end: 0 }]);
   });
 });
@@ -68,7 +72,11 @@ describe('the engine plans parts from the first part', () => {
       expect(r.code, `${name}: ${r.out}`).toBe(0);
       expect(sha(readFileSync(path.join(d, 'w.bin')))).toBe(sha(big));
       expect(r.out, name).toMatch(/w\.bin: first 4\.\d+ MiB started in \d+ ms and took \d+ ms; the remaining 24\.0 MiB in \d+ parts? of up to [\d.]+ [KM]iB/);
-      const ranges = proxy.requests.map((q) => /\r\nrange: bytes=(\d+)-(\d+)/i.exec(q)).filter((m) => m !== null).map((m) => [Number(m[1]), Number(m[2])] as const).sort((a, b) => a[0] - b[0]);
+      const ranges = proxy.requests
+        .map((q) => /\r\nrange: bytes=(\d+)-(\d+)/i.exec(q))
+        .filter((m) => m !== null)
+        .map((m) => [Number(m[1]), Number(m[2])] as const)
+        .sort((a, b) => a[0] - b[0]);
       expect(ranges[0], name).toEqual([0, 16 * MiB - 1]);
       let next = 0;
       for (const [s, e] of ranges) {

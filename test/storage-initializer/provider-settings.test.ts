@@ -13,8 +13,26 @@ describe('storage-initializer configuration of the new stores', () => {
   afterAll(() => cleanup(...dirs));
 
   it('reads Azure, HF and S3 options, with KServe names and defaults', () => {
-    const c = loadConfig({ ...NO_SECRET_DIR, AZURE_STORAGE_ACCESS_KEY: 'k', AZ_TENANT_ID: 't', AZ_CLIENT_ID: 'c', AZ_CLIENT_SECRET: 's', STORAGE_AZURE_BLOB_ENDPOINT: 'http://127.0.0.1:10000/acct/', HF_TOKEN: 'hf_x', HF_ENDPOINT: 'http://mirror.local/', S3_USE_ACCELERATE: 'true' });
-    expect(c.azure).toEqual({ blobEndpoint: 'http://127.0.0.1:10000/acct', fileEndpoint: undefined, accountKey: 'k', servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' }, workloadIdentity: undefined, credentialProblem: undefined, authorityHost: undefined });
+    const c = loadConfig({
+      ...NO_SECRET_DIR,
+      AZURE_STORAGE_ACCESS_KEY: 'k',
+      AZ_TENANT_ID: 't',
+      AZ_CLIENT_ID: 'c',
+      AZ_CLIENT_SECRET: 's',
+      STORAGE_AZURE_BLOB_ENDPOINT: 'http://127.0.0.1:10000/acct/',
+      HF_TOKEN: 'hf_x',
+      HF_ENDPOINT: 'http://mirror.local/',
+      S3_USE_ACCELERATE: 'true',
+    });
+    expect(c.azure).toEqual({
+      blobEndpoint: 'http://127.0.0.1:10000/acct',
+      fileEndpoint: undefined,
+      accountKey: 'k',
+      servicePrincipal: { tenantId: 't', clientId: 'c', clientSecret: 's' },
+      workloadIdentity: undefined,
+      credentialProblem: undefined,
+      authorityHost: undefined,
+    });
     expect(c.hf).toEqual({ endpoint: 'http://mirror.local', token: 'hf_x' });
     expect(c.s3.accelerate).toBe(true);
     expect(Object.isFrozen(c.azure) && Object.isFrozen(c.hf) && Object.isFrozen(c.hdfs)).toBe(true);
@@ -22,11 +40,18 @@ describe('storage-initializer configuration of the new stores', () => {
     expect(d.hf).toEqual({ endpoint: 'https://huggingface.co', token: undefined });
     expect(d.azure.servicePrincipal).toBeUndefined();
     expect(d.s3.webIdentity).toBeUndefined();
-    expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_CLIENT_SECRET: 's' }).azure.servicePrincipal).toEqual({ tenantId: 't', clientId: 'c', clientSecret: 's' });
+    expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_CLIENT_SECRET: 's' }).azure.servicePrincipal).toEqual({
+      tenantId: 't',
+      clientId: 'c',
+      clientSecret: 's',
+    });
     expect(loadConfig({ ...NO_SECRET_DIR, HUGGING_FACE_HUB_TOKEN: 'old' }).hf.token).toBe('old');
     // AKS workload identity (no secret), and a lone client id: reported by the Azure provider
     // only, so it cannot fail a run that downloads from elsewhere.
-    expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_FEDERATED_TOKEN_FILE: '/var/run/secrets/azure/tokens/azure-identity-token' }).azure.workloadIdentity).toEqual({ tenantId: 't', clientId: 'c', tokenFile: '/var/run/secrets/azure/tokens/azure-identity-token' });
+    expect(
+      loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c', AZURE_TENANT_ID: 't', AZURE_FEDERATED_TOKEN_FILE: '/var/run/secrets/azure/tokens/azure-identity-token' }).azure
+        .workloadIdentity,
+    ).toEqual({ tenantId: 't', clientId: 'c', tokenFile: '/var/run/secrets/azure/tokens/azure-identity-token' });
     expect(loadConfig({ ...NO_SECRET_DIR, AZURE_CLIENT_ID: 'c' }).azure.credentialProblem).toMatch(/AZ_CLIENT_ID is set but AZ_TENANT_ID is not/);
   });
 
@@ -37,7 +62,13 @@ describe('storage-initializer configuration of the new stores', () => {
   });
 
   it('reads IRSA variables as a pair', () => {
-    const c = loadConfig({ ...NO_SECRET_DIR, AWS_ROLE_ARN: 'arn:aws:iam::1:role/r', AWS_WEB_IDENTITY_TOKEN_FILE: '/var/run/token', AWS_ROLE_SESSION_NAME: 'sess', AWS_ENDPOINT_URL_STS: 'http://sts.local' });
+    const c = loadConfig({
+      ...NO_SECRET_DIR,
+      AWS_ROLE_ARN: 'arn:aws:iam::1:role/r',
+      AWS_WEB_IDENTITY_TOKEN_FILE: '/var/run/token',
+      AWS_ROLE_SESSION_NAME: 'sess',
+      AWS_ENDPOINT_URL_STS: 'http://sts.local',
+    });
     expect(c.s3.webIdentity).toEqual({ roleArn: 'arn:aws:iam::1:role/r', tokenFile: '/var/run/token', sessionName: 'sess', stsEndpoint: 'http://sts.local' });
     expect(() => loadConfig({ ...NO_SECRET_DIR, AWS_ROLE_ARN: 'arn' })).toThrow(/AWS_ROLE_ARN is set but AWS_WEB_IDENTITY_TOKEN_FILE is not/);
   });
@@ -52,10 +83,20 @@ describe('storage-initializer configuration of the new stores', () => {
     writeFileSync(path.join(secret, 'TLS_SKIP_VERIFY'), 'true');
     writeFileSync(path.join(secret, 'HEADERS'), '{"a": 1}');
     writeFileSync(path.join(secret, 'UNRELATED'), 'ignored');
-    const c = loadConfig({ HDFS_SECRET_DIR: secret, STORAGE_CONFIG: JSON.stringify({ type: 'hdfs', USER_PROXY: 'from-config', TLS_CA: Buffer.from('PEM').toString('base64') }), HDFS_ROOTPATH: '/user/x', TLS_KEY: '/ignored/plain/variable' });
+    const c = loadConfig({
+      HDFS_SECRET_DIR: secret,
+      STORAGE_CONFIG: JSON.stringify({ type: 'hdfs', USER_PROXY: 'from-config', TLS_CA: Buffer.from('PEM').toString('base64') }),
+      HDFS_ROOTPATH: '/user/x',
+      TLS_KEY: '/ignored/plain/variable',
+    });
     expect(c.hdfs).toEqual({
-      namenodes: ['http://nn1:9870', 'http://nn2:9870'], proxyUser: 'from-config', rootPath: '/user/x', user: undefined,
-      tls: { cert: undefined, key: undefined, ca: 'PEM', skipVerify: true }, headers: { a: '1' }, kerberosPrincipal: undefined,
+      namenodes: ['http://nn1:9870', 'http://nn2:9870'],
+      proxyUser: 'from-config',
+      rootPath: '/user/x',
+      user: undefined,
+      tls: { cert: undefined, key: undefined, ca: 'PEM', skipVerify: true },
+      headers: { a: '1' },
+      kerberosPrincipal: undefined,
     });
     expect(loadConfig({ HDFS_SECRET_DIR: secret, USER_PROXY: 'from-env' }).hdfs.proxyUser).toBe('from-env');
     writeFileSync(path.join(secret, 'HEADERS'), 'not json');
@@ -79,7 +120,19 @@ describe('storage-initializer configuration of the new stores', () => {
       'models.example.com-headers': '{"Authorization":"Bearer header-token-123"}',
     });
     const secrets = configSecrets(c);
-    for (const s of ['aws-key-id', 'aws-secret', 'aws-session', 's3-endpoint-pass', 'gcs-token', 'azure-key', 'azure-secret', 'hf_token_x', 'hdfs-pass', 'Bearer header-token-123', 'header-token-123']) {
+    for (const s of [
+      'aws-key-id',
+      'aws-secret',
+      'aws-session',
+      's3-endpoint-pass',
+      'gcs-token',
+      'azure-key',
+      'azure-secret',
+      'hf_token_x',
+      'hdfs-pass',
+      'Bearer header-token-123',
+      'header-token-123',
+    ]) {
       expect(secrets).toContain(s);
     }
     for (const name of Object.keys(PROVIDER_SETTINGS) as (keyof typeof PROVIDER_SETTINGS)[]) {

@@ -19,7 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // nothing but the built CLI.
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bin/storage-initializer.js');
 function runSi(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', STORAGE_RETRY_BASE_MS: '20', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', STORAGE_RETRY_BASE_MS: '20', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -96,14 +99,21 @@ const ROWS: Row[] = [
     provider: 's3 (access key, session token, endpoint user info)',
     uri: () => 's3://bucket/model',
     shown: () => 's3://bucket/model',
-    env: () => ({ AWS_ENDPOINT_URL: `http://s3user:s3-endpoint-pass@${at()}`, AWS_ACCESS_KEY_ID: 'AKIAREDACTTEST0001', AWS_SECRET_ACCESS_KEY: 's3-secret-key-0123456789', AWS_SESSION_TOKEN: 's3-session-token-0123456789' }),
+    env: () => ({
+      AWS_ENDPOINT_URL: `http://s3user:s3-endpoint-pass@${at()}`,
+      AWS_ACCESS_KEY_ID: 'AKIAREDACTTEST0001',
+      AWS_SECRET_ACCESS_KEY: 's3-secret-key-0123456789',
+      AWS_SESSION_TOKEN: 's3-session-token-0123456789',
+    }),
     secrets: ['AKIAREDACTTEST0001', 's3-secret-key-0123456789', 's3-session-token-0123456789', 's3-endpoint-pass', /Signature=[0-9a-f]{8}/],
   },
   {
     provider: 's3 (STORAGE_CONFIG secret)',
     uri: () => 's3://bucket/model',
     shown: () => 's3://bucket/model',
-    env: () => ({ STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: `http://${at()}`, access_key_id: 'AKIAREDACTTEST0002', secret_access_key: 's3-config-secret-0123456789' }) }),
+    env: () => ({
+      STORAGE_CONFIG: JSON.stringify({ type: 's3', endpoint_url: `http://${at()}`, access_key_id: 'AKIAREDACTTEST0002', secret_access_key: 's3-config-secret-0123456789' }),
+    }),
     secrets: ['AKIAREDACTTEST0002', 's3-config-secret-0123456789', /Signature=[0-9a-f]{8}/],
   },
   {
@@ -131,7 +141,13 @@ const ROWS: Row[] = [
     provider: 'azure blob (service principal)',
     uri: () => 'https://acct.blob.core.windows.net/models/model',
     shown: () => 'https://acct.blob.core.windows.net/models/model',
-    env: () => ({ STORAGE_AZURE_BLOB_ENDPOINT: `http://${at()}/acct`, AZ_CLIENT_ID: 'client-id', AZ_TENANT_ID: 'tenant-id', AZ_CLIENT_SECRET: 'az-client-secret-0123456789', AZURE_AUTHORITY_HOST: `http://${at()}` }),
+    env: () => ({
+      STORAGE_AZURE_BLOB_ENDPOINT: `http://${at()}/acct`,
+      AZ_CLIENT_ID: 'client-id',
+      AZ_TENANT_ID: 'tenant-id',
+      AZ_CLIENT_SECRET: 'az-client-secret-0123456789',
+      AZURE_AUTHORITY_HOST: `http://${at()}`,
+    }),
     secrets: ['az-client-secret-0123456789'],
     reaches: false,
   },
@@ -168,7 +184,13 @@ const ROWS: Row[] = [
     provider: 'webhdfs (HEADERS, TLS key from the HDFS secret)',
     uri: () => 'hdfs://user/me/model',
     shown: () => 'hdfs://user/me/model',
-    env: () => ({ STORAGE_CONFIG: JSON.stringify({ type: 'hdfs', HDFS_NAMENODE: `http://${at()}`, HEADERS: JSON.stringify({ Authorization: 'Bearer hdfs-gateway-token-0123456789', 'X-Api-Key': 'hdfs-api-key-0123456789' }) }) }),
+    env: () => ({
+      STORAGE_CONFIG: JSON.stringify({
+        type: 'hdfs',
+        HDFS_NAMENODE: `http://${at()}`,
+        HEADERS: JSON.stringify({ Authorization: 'Bearer hdfs-gateway-token-0123456789', 'X-Api-Key': 'hdfs-api-key-0123456789' }),
+      }),
+    }),
     secrets: ['hdfs-gateway-token-0123456789', 'hdfs-api-key-0123456789'],
   },
   {

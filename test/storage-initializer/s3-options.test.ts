@@ -86,7 +86,12 @@ describe('storage-initializer S3 options', () => {
   });
 
   it('refuses S3_USE_ACCELERATE with a custom endpoint, naming both', async () => {
-    const r = await runSi(['s3://vmodels/model', dest()], { AWS_ENDPOINT_URL: moto.url, S3_USE_ACCELERATE: 'true', AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' });
+    const r = await runSi(['s3://vmodels/model', dest()], {
+      AWS_ENDPOINT_URL: moto.url,
+      S3_USE_ACCELERATE: 'true',
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+    });
     expect(r.code).toBe(1);
     expect(r.out).toContain(`invalid: S3_USE_ACCELERATE=true cannot be combined with the custom endpoint ${moto.url}: transfer acceleration exists only on AWS S3`);
   });

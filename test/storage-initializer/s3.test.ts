@@ -46,8 +46,20 @@ describe('storage-initializer s3://', () => {
       put('big/weights.bin', big),
       put('mid/weights.bin', mid),
       put('corrupt/file.txt', 'header CORRUPTME trailer'),
-      put('archives/model.tar', makeTar([{ name: 'model/', type: '5' }, { name: 'model/m.onnx', content: 'from-tar' }])),
-      put('evil/evil.tar', makeTar([{ name: 'ok.txt', content: 'ok' }, { name: '../escape.txt', content: 'pwned' }])),
+      put(
+        'archives/model.tar',
+        makeTar([
+          { name: 'model/', type: '5' },
+          { name: 'model/m.onnx', content: 'from-tar' },
+        ]),
+      ),
+      put(
+        'evil/evil.tar',
+        makeTar([
+          { name: 'ok.txt', content: 'ok' },
+          { name: '../escape.txt', content: 'pwned' },
+        ]),
+      ),
     ]);
     // a multipart object: its ETag is not an MD5 and must not fail verification
     const mp = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'models', Key: 'multipart/w.bin' }));
@@ -55,7 +67,19 @@ describe('storage-initializer s3://', () => {
     const p2 = randomBytes(1024);
     const e1 = await s3.send(new UploadPartCommand({ Bucket: 'models', Key: 'multipart/w.bin', UploadId: mp.UploadId, PartNumber: 1, Body: p1 }));
     const e2 = await s3.send(new UploadPartCommand({ Bucket: 'models', Key: 'multipart/w.bin', UploadId: mp.UploadId, PartNumber: 2, Body: p2 }));
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'models', Key: 'multipart/w.bin', UploadId: mp.UploadId, MultipartUpload: { Parts: [{ ETag: e1.ETag, PartNumber: 1 }, { ETag: e2.ETag, PartNumber: 2 }] } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'models',
+        Key: 'multipart/w.bin',
+        UploadId: mp.UploadId,
+        MultipartUpload: {
+          Parts: [
+            { ETag: e1.ETag, PartNumber: 1 },
+            { ETag: e2.ETag, PartNumber: 2 },
+          ],
+        },
+      }),
+    );
     s3.destroy();
   }, 600_000);
 
@@ -238,14 +262,18 @@ describe('storage-initializer s3://', () => {
     stops.push(slow.stop);
     const d = dest();
     let killed = false;
-    const r = await runSi(['s3://models/big', d], { ...env, AWS_ENDPOINT_URL: slow.url, STORAGE_PROGRESS_INTERVAL: '0.2', STORAGE_PART_SIZE: String(4 * 1024 * 1024) }, {
-      onOutput: (out, child) => {
-        if (!killed && /progress s3:\/\/models\/big: [1-9][\d.]* MiB/.test(out)) {
-          killed = true;
-          child.kill('SIGKILL');
-        }
+    const r = await runSi(
+      ['s3://models/big', d],
+      { ...env, AWS_ENDPOINT_URL: slow.url, STORAGE_PROGRESS_INTERVAL: '0.2', STORAGE_PART_SIZE: String(4 * 1024 * 1024) },
+      {
+        onOutput: (out, child) => {
+          if (!killed && /progress s3:\/\/models\/big: [1-9][\d.]* MiB/.test(out)) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
+        },
       },
-    });
+    );
     expect(killed, r.out).toBe(true);
     expect(r.code).toBe(null);
     // only the hidden temporary folder is there, never weights.bin

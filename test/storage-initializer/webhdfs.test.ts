@@ -60,7 +60,7 @@ describe('storage-initializer hdfs:// and webhdfs:// (WebHDFS REST on loopback)'
   function namenode(datanodeUrl: () => string, opts: { standby?: boolean; requireUser?: boolean } = {}): http.RequestListener {
     return (req, res) => {
       const u = new URL(req.url ?? '/', 'http://x');
-      seen.push({ port: (req.socket.localPort ?? 0), url: req.url ?? '', headers: req.headers });
+      seen.push({ port: req.socket.localPort ?? 0, url: req.url ?? '', headers: req.headers });
       if (opts.standby) {
         remote(res, 403, 'StandbyException', 'Operation category READ is not supported in state standby');
         return;
@@ -113,7 +113,12 @@ describe('storage-initializer hdfs:// and webhdfs:// (WebHDFS REST on loopback)'
     const tlsOpts = { key: pki.key, cert: pki.cert, ca: readFileSync(pki.ca), requestCert: true, rejectUnauthorized: true };
     let sdn = '';
     sdn = await listen(https.createServer(tlsOpts, datanode));
-    secure = await listen(https.createServer(tlsOpts, namenode(() => sdn)));
+    secure = await listen(
+      https.createServer(
+        tlsOpts,
+        namenode(() => sdn),
+      ),
+    );
   });
 
   afterAll(async () => {
@@ -141,7 +146,12 @@ describe('storage-initializer hdfs:// and webhdfs:// (WebHDFS REST on loopback)'
   it('fails over from a standby namenode (HA list), sends USER_PROXY as doas, HEADERS (STORAGE_CONFIG) and HDFS_ROOTPATH', async () => {
     seen.length = 0;
     const d = dest();
-    const r = await runSi(['hdfs://model', d], { USER_PROXY: 'alice', HDFS_ROOTPATH: '/user/kserve', STORAGE_CONFIG: JSON.stringify({ type: 'webhdfs', HDFS_NAMENODE: `${standby};${active}`, HEADERS: '{"x-gateway": "g1"}' }), HEADERS: 'not json: plain HEADERS variables are not read' });
+    const r = await runSi(['hdfs://model', d], {
+      USER_PROXY: 'alice',
+      HDFS_ROOTPATH: '/user/kserve',
+      STORAGE_CONFIG: JSON.stringify({ type: 'webhdfs', HDFS_NAMENODE: `${standby};${active}`, HEADERS: '{"x-gateway": "g1"}' }),
+      HEADERS: 'not json: plain HEADERS variables are not read',
+    });
     expect(r.code, r.out).toBe(0);
     expect(listFiles(d)).toEqual(['a.onnx', 'sub/b.bin', 'sub/deep/c.txt']);
     const standbyPort = Number(new URL(standby).port);
@@ -177,7 +187,13 @@ describe('storage-initializer hdfs:// and webhdfs:// (WebHDFS REST on loopback)'
     expect(r.out).not.toContain(pki.key.split('\n')[1]!);
     // The same secret through STORAGE_CONFIG (type hdfs, file keys base64), without the user.
     const viaConfig = await runSi(['hdfs://secure/model.onnx', dest()], {
-      STORAGE_CONFIG: JSON.stringify({ type: 'hdfs', HDFS_NAMENODE: secure, TLS_CA: readFileSync(pki.ca).toString('base64'), TLS_CERT: Buffer.from(pki.cert).toString('base64'), TLS_KEY: Buffer.from(pki.key).toString('base64') }),
+      STORAGE_CONFIG: JSON.stringify({
+        type: 'hdfs',
+        HDFS_NAMENODE: secure,
+        TLS_CA: readFileSync(pki.ca).toString('base64'),
+        TLS_CERT: Buffer.from(pki.cert).toString('base64'),
+        TLS_KEY: Buffer.from(pki.key).toString('base64'),
+      }),
       HDFS_SECRET_DIR: path.join(secretDir, 'none'),
     });
     expect(viaConfig.code).toBe(1);

@@ -56,7 +56,9 @@ it('two answers held open at once that pass the budget together: one is refused 
     const b = outcome(c.infer(forward));
     // Neither answer ends until the test says so: 1.4 MiB held at once must pass 1 MiB, whatever the order.
     const first = await Promise.race([a, b]);
-    expect(first).toMatch(/^ServerBusy: Server is busy: the transformer already holds \d+ bytes of predictor answers \(limit --predictor_max_inflight_answer_bytes 1048576\); retry later\.$/);
+    expect(first).toMatch(
+      /^ServerBusy: Server is busy: the transformer already holds \d+ bytes of predictor answers \(limit --predictor_max_inflight_answer_bytes 1048576\); retry later\.$/,
+    );
     for (const res of held.splice(0)) res.end('}');
     expect([await a, await b].sort()).toEqual([first, 'ok'].sort());
     holdAnswers = false;

@@ -64,12 +64,22 @@ describe('kserve-ts serve --model_module examples/transformer/iris-transformer.t
 
   it('answers species with the predictor’s probabilities, V1 and V2', async () => {
     expect(json(await post(`${url}/v1/models/iris:predict`, { instances: MM }))).toEqual({ predictions: ['setosa', 'versicolor'] });
-    const direct = json(await post(`${predictorUrl}/v2/models/iris/infer`, { inputs: [{ name: 'input', shape: [2, 4], datatype: 'FP32', data: MM.flat().map((v) => v / 10) }], outputs: [{ name: 'probabilities' }] })) as {
+    const direct = json(
+      await post(`${predictorUrl}/v2/models/iris/infer`, {
+        inputs: [{ name: 'input', shape: [2, 4], datatype: 'FP32', data: MM.flat().map((v) => v / 10) }],
+        outputs: [{ name: 'probabilities' }],
+      }),
+    ) as {
       outputs: { data: number[] }[];
     };
     const r = await post(`${url}/v2/models/iris/infer`, { inputs: [{ name: 'measurements_mm', shape: [2, 4], datatype: 'FP32', data: MM.flat() }] });
     expect(r.status).toBe(200);
-    expect(json(r)).toMatchObject({ outputs: [{ name: 'species', data: ['setosa', 'versicolor'] }, { name: 'probabilities', data: direct.outputs[0]?.data }] });
+    expect(json(r)).toMatchObject({
+      outputs: [
+        { name: 'species', data: ['setosa', 'versicolor'] },
+        { name: 'probabilities', data: direct.outputs[0]?.data },
+      ],
+    });
   });
 
   it('takes the predictor flags as effective, not as accepted-and-ignored', () => {
@@ -95,7 +105,16 @@ describe('a slow predictor', () => {
     slow = createServer((req) => seen.push(req));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const port = (slow.address() as AddressInfo).port;
-    transformer = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2', '--predictor_request_timeout_seconds', '1', '--predictor_request_retries', '3']);
+    transformer = runTransformer([
+      '--predictor_host',
+      `127.0.0.1:${port}`,
+      '--predictor_protocol',
+      'v2',
+      '--predictor_request_timeout_seconds',
+      '1',
+      '--predictor_request_retries',
+      '3',
+    ]);
     patient = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2']);
     patientWorker = runTransformer(['--predictor_host', `127.0.0.1:${port}`, '--predictor_protocol', 'v2', '--model_module_worker']);
   }, 60_000);
@@ -117,7 +136,12 @@ describe('a slow predictor', () => {
     expect(seen).toHaveLength(1);
     const got = seen[0] as IncomingMessage;
     expect(got.url).toBe('/v2/models/iris/infer');
-    expect(got.headers).toMatchObject({ 'x-request-id': 'cli-req-7', 'x-b3-traceid': '80f198ee56343ba864fe8b2a57d3eff7', authorization: 'Bearer t0k', 'content-type': 'application/json' });
+    expect(got.headers).toMatchObject({
+      'x-request-id': 'cli-req-7',
+      'x-b3-traceid': '80f198ee56343ba864fe8b2a57d3eff7',
+      authorization: 'Bearer t0k',
+      'content-type': 'application/json',
+    });
     expect(got.headers['cookie']).toBeUndefined();
     expect(got.headers['x-custom']).toBeUndefined();
   });

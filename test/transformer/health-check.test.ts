@@ -48,7 +48,18 @@ describe.each([
 ])('%s', (_name, extra) => {
   let transformer: TestServer;
   beforeAll(async () => {
-    transformer = await startServer(['--model_name', 'iris', '--model_module', MODULE, '--predictor_host', host, '--predictor_protocol', 'v2', '--enable_predictor_health_check', ...extra]);
+    transformer = await startServer([
+      '--model_name',
+      'iris',
+      '--model_module',
+      MODULE,
+      '--predictor_host',
+      host,
+      '--predictor_protocol',
+      'v2',
+      '--enable_predictor_health_check',
+      ...extra,
+    ]);
   });
   afterAll(() => transformer?.close());
 

@@ -31,12 +31,25 @@ const dim = fc.oneof(fc.integer({ min: 0, max: 4 }), fc.constantFrom(-1, 2 ** 31
 const leaf = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.string({ maxLength: 3 }), fc.constant(null));
 const data = fc.letrec<{ v: unknown }>((tie) => ({ v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 4 })) })).v;
 const datatype = fc.constantFrom('FP32', 'FP64', 'INT64', 'UINT8', 'BOOL', 'BYTES', 'FP16', 'BF16', 'X', '');
-const v2Output = fc.record({ name: fc.constantFrom('y', '', 'label'), datatype, shape: fc.array(dim, { maxLength: 4 }), data, parameters: fc.dictionary(fc.string({ maxLength: 3 }), leaf, { maxKeys: 2 }) }, { requiredKeys: [] });
+const v2Output = fc.record(
+  { name: fc.constantFrom('y', '', 'label'), datatype, shape: fc.array(dim, { maxLength: 4 }), data, parameters: fc.dictionary(fc.string({ maxLength: 3 }), leaf, { maxKeys: 2 }) },
+  { requiredKeys: [] },
+);
 const deep = fc.tuple(fc.integer({ min: 65, max: 100_000 }), fc.constantFrom('predictions', 'outputs', 'data')).map(([n, key]) => `{"${key}":${'['.repeat(n)}${']'.repeat(n)}}`);
 const restBody = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.record({ predictions: fc.array(data, { maxLength: 4 }) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-  fc.record({ model_name: fc.string({ maxLength: 4 }), id: fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), outputs: fc.array(v2Output, { maxLength: 3 }), parameters: fc.jsonValue() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        model_name: fc.string({ maxLength: 4 }),
+        id: fc.oneof(fc.string({ maxLength: 4 }), fc.integer()),
+        outputs: fc.array(v2Output, { maxLength: 3 }),
+        parameters: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
   fc.record({ error: fc.oneof(fc.string({ maxLength: 20 }), fc.jsonValue()) }).map((v) => JSON.stringify(v)),
   deep,
   fc.uint8Array({ maxLength: 64 }),
@@ -50,19 +63,43 @@ const restAnswer: fc.Arbitrary<RestAnswer> = fc.record({
   body: restBody,
   cut: fc.constantFrom(false, false, false, true),
 });
-const grpcOutput = fc.record({
-  name: fc.constantFrom('y', ''),
-  datatype,
-  shape: fc.array(fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(2 ** 31, 2 ** 53)).map(String), { maxLength: 3 }),
-  contents: fc.record({ fp32_contents: fc.array(fc.float(), { maxLength: 4 }), int64_contents: fc.array(fc.integer().map(String), { maxLength: 3 }), bytes_contents: fc.array(fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)), { maxLength: 2 }) }, { requiredKeys: [] }),
-}, { requiredKeys: [] });
+const grpcOutput = fc.record(
+  {
+    name: fc.constantFrom('y', ''),
+    datatype,
+    shape: fc.array(fc.oneof(fc.integer({ min: -2, max: 4 }), fc.constantFrom(2 ** 31, 2 ** 53)).map(String), { maxLength: 3 }),
+    contents: fc.record(
+      {
+        fp32_contents: fc.array(fc.float(), { maxLength: 4 }),
+        int64_contents: fc.array(fc.integer().map(String), { maxLength: 3 }),
+        bytes_contents: fc.array(
+          fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)),
+          { maxLength: 2 },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: [] },
+);
 const grpcAnswer: fc.Arbitrary<GrpcAnswer> = fc.record({
   kind: fc.constant('grpc' as const),
   code: fc.constantFrom(0, 0, 0, 0, 2, 3, 5, 8, 12, 13, 14),
   details: fc.string({ maxLength: 20 }),
   message: fc.oneof(
     fc.uint8Array({ maxLength: 64 }),
-    fc.record({ model_name: fc.string({ maxLength: 4 }), id: fc.string({ maxLength: 4 }), outputs: fc.array(grpcOutput, { maxLength: 3 }), raw_output_contents: fc.array(fc.uint8Array({ maxLength: 16 }).map((b) => Buffer.from(b)), { maxLength: 2 }) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        model_name: fc.string({ maxLength: 4 }),
+        id: fc.string({ maxLength: 4 }),
+        outputs: fc.array(grpcOutput, { maxLength: 3 }),
+        raw_output_contents: fc.array(
+          fc.uint8Array({ maxLength: 16 }).map((b) => Buffer.from(b)),
+          { maxLength: 2 },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
   ),
 });
 
@@ -113,16 +150,19 @@ beforeAll(async () => {
   const modelInfer = service['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
   const encode = (m: Uint8Array | Record<string, unknown>) => (m instanceof Uint8Array ? Buffer.from(m) : modelInfer.responseSerialize(m));
   grpcServer = new grpc.Server();
-  grpcServer.addService({ ModelInfer: { ...modelInfer, responseSerialize: (b: Buffer) => b } }, {
-    ModelInfer: (call: grpc.ServerUnaryCall<unknown, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
-      const id = String(call.metadata.get('x-request-id')[0] ?? '');
-      const a = answers.get(id);
-      if (id === 'right') cb(null, encode({ model_name: 'g', outputs: [{ name: 'y', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [7] } }] }));
-      else if (a?.kind !== 'grpc') cb({ code: grpc.status.NOT_FOUND, details: 'no answer' });
-      else if (a.code !== 0) cb({ code: a.code, details: a.details });
-      else cb(null, encode(a.message));
+  grpcServer.addService(
+    { ModelInfer: { ...modelInfer, responseSerialize: (b: Buffer) => b } },
+    {
+      ModelInfer: (call: grpc.ServerUnaryCall<unknown, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
+        const id = String(call.metadata.get('x-request-id')[0] ?? '');
+        const a = answers.get(id);
+        if (id === 'right') cb(null, encode({ model_name: 'g', outputs: [{ name: 'y', datatype: 'FP32', shape: ['1'], contents: { fp32_contents: [7] } }] }));
+        else if (a?.kind !== 'grpc') cb({ code: grpc.status.NOT_FOUND, details: 'no answer' });
+        else if (a.code !== 0) cb({ code: a.code, details: a.details });
+        else cb(null, encode(a.message));
+      },
     },
-  });
+  );
   const grpcPort = await new Promise<number>((r, j) => grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? j(e) : r(p))));
 
   const transformer = (name: string, protocol: 'v1' | 'v2' | 'grpc-v2', host: string) =>
@@ -148,10 +188,7 @@ const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 
 it(`${ANSWERS} generated predictor answers over V1, V2 REST and gRPC: never a 500 or a dropped connection, right answers after (seed ${SEED})`, async () => {
   console.log(`predictor answer fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${ANSWERS} answers`);
-  const anyCase = fc.oneof(
-    fc.record({ model: fc.constantFrom('v1', 'v2'), a: restAnswer }),
-    fc.record({ model: fc.constant('g'), a: grpcAnswer }),
-  );
+  const anyCase = fc.oneof(fc.record({ model: fc.constantFrom('v1', 'v2'), a: restAnswer }), fc.record({ model: fc.constant('g'), a: grpcAnswer }));
   const cases = fc.sample(anyCase, { numRuns: ANSWERS, seed: SEED });
   const before = rssMb();
   let peak = before;

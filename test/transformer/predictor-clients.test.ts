@@ -62,10 +62,11 @@ async function recorder(handle: (req: http.IncomingMessage, res: http.ServerResp
     port: 0,
     requests: [],
     abandoned: 0,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -111,7 +112,9 @@ describe('forwarding to the ONNX predictor', () => {
   const host = () => predictor.url.replace('http://', '');
 
   it('V1: instances go, predictions come back as the predictor answers them directly', async () => {
-    const direct = (await (await fetch(`${predictor.url}/v1/models/iris:predict`, { method: 'POST', body: JSON.stringify({ instances: ROWS }) })).json()) as { predictions: number[] };
+    const direct = (await (await fetch(`${predictor.url}/v1/models/iris:predict`, { method: 'POST', body: JSON.stringify({ instances: ROWS }) })).json()) as {
+      predictions: number[];
+    };
     const res = await client({ host: host(), protocol: 'v1' }).infer(forward());
     expect(res.outputs).toHaveLength(1);
     const out = res.outputs[0] as Tensor;
@@ -158,7 +161,7 @@ describe('forwarding to the ONNX predictor', () => {
 });
 
 describe('headers', () => {
-  it('REST: the request id, B3 trace id and authorization go on, nothing else; the predictor\'s id comes back', async () => {
+  it("REST: the request id, B3 trace id and authorization go on, nothing else; the predictor's id comes back", async () => {
     const rec = await recorder((_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'from-predictor', 'x-other': 'no' }).end(V2_ANSWER));
     try {
       const res = await client({ host: `127.0.0.1:${rec.port}`, protocol: 'v2' }).infer(
@@ -177,7 +180,7 @@ describe('headers', () => {
     }
   });
 
-  it('gRPC: the same headers as metadata, with KServe\'s request_type / response_type', async () => {
+  it("gRPC: the same headers as metadata, with KServe's request_type / response_type", async () => {
     const seen: Record<string, unknown>[] = [];
     const p = await grpcPredictor((call, cb) => {
       seen.push(call.metadata.getMap());
@@ -305,7 +308,9 @@ describe('failures', () => {
   });
 
   it('a malformed answer is PredictorError, not a crash', async () => {
-    const rec = await recorder((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"outputs":[{"name":"y","shape":[3],"datatype":"FP32","data":[1]}]}'));
+    const rec = await recorder((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"outputs":[{"name":"y","shape":[3],"datatype":"FP32","data":[1]}]}'),
+    );
     try {
       const err = await rejection(client({ host: `127.0.0.1:${rec.port}`, protocol: 'v2' }).infer(forward()));
       expect(err.kind).toBe('PredictorError');
@@ -324,7 +329,10 @@ describe('failures', () => {
       call.on('cancelled', () => cancelled++);
     });
     try {
-      for (const [protocol, target] of [['v2', `127.0.0.1:${rec.port}`], ['grpc-v2', `127.0.0.1:${p.port}`]] as const) {
+      for (const [protocol, target] of [
+        ['v2', `127.0.0.1:${rec.port}`],
+        ['grpc-v2', `127.0.0.1:${p.port}`],
+      ] as const) {
         const signal = new FlagSignal();
         const pending = rejection(client({ host: target, protocol, requestTimeoutSeconds: 60 }).infer(forward({ signal })));
         // Abort only once the call is at the predictor, so it is the call that is aborted.

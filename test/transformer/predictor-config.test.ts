@@ -27,7 +27,19 @@ describe('predictorConfigFrom', () => {
 
   it('reads every flag, and --protocol when --predictor_protocol is not given', () => {
     expect(
-      parse(['--predictor_host=127.0.0.1:9000', '--predictor_protocol', 'grpc-v2', '--predictor_use_ssl', '--predictor_request_timeout_seconds', '5', '--predictor_request_retries', '2', '--enable_predictor_health_check', '--predictor_max_inflight_answer_bytes', '4096']),
+      parse([
+        '--predictor_host=127.0.0.1:9000',
+        '--predictor_protocol',
+        'grpc-v2',
+        '--predictor_use_ssl',
+        '--predictor_request_timeout_seconds',
+        '5',
+        '--predictor_request_retries',
+        '2',
+        '--enable_predictor_health_check',
+        '--predictor_max_inflight_answer_bytes',
+        '4096',
+      ]),
     ).toEqual({ host: '127.0.0.1:9000', protocol: 'grpc-v2', useSsl: true, requestTimeoutSeconds: 5, retries: 2, healthCheck: true, maxInflightAnswerBytes: 4096 });
     expect(parse(['--predictor_host', 'p', '--protocol', 'v2'])?.protocol).toBe('v2');
     expect(parse(['--predictor_host', 'p', '--protocol', 'v2', '--predictor_protocol', 'v1'])?.protocol).toBe('v1');

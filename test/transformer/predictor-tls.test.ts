@@ -23,7 +23,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function selfSigned(): { cert: string; key: string } {
   const cert = path.join(dir, 'predictor.crt');
   const key = path.join(dir, 'predictor.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
@@ -72,24 +76,35 @@ describe('--predictor_use_ssl', () => {
     const rest = https.createServer(pair, (req, res) => {
       restSeen++;
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ model_name: 'iris', outputs: [{ name: 'label', shape: [1], datatype: 'INT64', data: [1] }] })));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ model_name: 'iris', outputs: [{ name: 'label', shape: [1], datatype: 'INT64', data: [1] }] })),
+      );
     });
     await new Promise<void>((r) => rest.listen(0, '127.0.0.1', r));
     const pkg = grpc.loadPackageDefinition(loadProtocolDefinition()) as unknown as { inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } } };
     const server = new grpc.Server();
     server.addService(pkg.inference.GRPCInferenceService.service, {
-      ModelInfer: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { model_name: 'iris', outputs: [{ name: 'label', datatype: 'INT64', shape: ['1'], contents: { int64_contents: ['2'] } }] }),
+      ModelInfer: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+        cb(null, { model_name: 'iris', outputs: [{ name: 'label', datatype: 'INT64', shape: ['1'], contents: { int64_contents: ['2'] } }] }),
     });
     const grpcPort = await new Promise<number>((r, j) =>
       server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createSsl(null, [{ cert_chain: pair.cert, private_key: pair.key }]), (e, p) => (e ? j(e) : r(p))),
     );
     try {
       const restHost = `127.0.0.1:${(rest.address() as AddressInfo).port}`;
-      const trusted = JSON.parse(await runClients({ NODE_EXTRA_CA_CERTS: cert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: cert }, restHost, `127.0.0.1:${grpcPort}`)) as Record<string, unknown>;
+      const trusted = JSON.parse(await runClients({ NODE_EXTRA_CA_CERTS: cert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: cert }, restHost, `127.0.0.1:${grpcPort}`)) as Record<
+        string,
+        unknown
+      >;
       expect(trusted).toEqual({ v2: [['label', [1]]], 'grpc-v2': [['label', [2]]] });
       expect(restSeen).toBe(1);
       // Without the CA, neither client accepts the certificate: a clear 502, not a plaintext fallback.
-      const untrusted = JSON.parse(await runClients({ NODE_EXTRA_CA_CERTS: '', GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: '' }, restHost, `127.0.0.1:${grpcPort}`)) as Record<string, string>;
+      const untrusted = JSON.parse(await runClients({ NODE_EXTRA_CA_CERTS: '', GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: '' }, restHost, `127.0.0.1:${grpcPort}`)) as Record<
+        string,
+        string
+      >;
       expect(untrusted['v2']).toMatch(/^Predictor https:\/\/127\.0\.0\.1:\d+ is unreachable: .*certificate/);
       expect(untrusted['grpc-v2']).toMatch(/^Predictor grpcs:\/\/127\.0\.0\.1:\d+ is unreachable: .*certificate/);
     } finally {

@@ -89,7 +89,9 @@ describe.each(HOPS)('transformer → predictor over $protocol', ({ protocol, tar
     const species = res.outputs.find((o) => o.name === 'species');
     expect(species).toBeDefined();
     const i = res.outputs.indexOf(species as (typeof res.outputs)[number]);
-    const names = species?.contents?.bytes_contents?.length ? species.contents.bytes_contents.map((b) => Buffer.from(b).toString()) : rawStrings(res.raw_output_contents[i] as Uint8Array);
+    const names = species?.contents?.bytes_contents?.length
+      ? species.contents.bytes_contents.map((b) => Buffer.from(b).toString())
+      : rawStrings(res.raw_output_contents[i] as Uint8Array);
     expect(names).toEqual(SPECIES);
   });
 
@@ -138,7 +140,7 @@ describe('a Model built by code with { predictor }, served by ModelServer', () =
 function rawStrings(raw: Uint8Array): string[] {
   const b = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   const out: string[] = [];
-  for (let at = 0; at < b.length; ) {
+  for (let at = 0; at < b.length;) {
     const n = b.readUInt32LE(at);
     out.push(b.subarray(at + 4, at + 4 + n).toString());
     at += 4 + n;

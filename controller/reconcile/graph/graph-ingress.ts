@@ -49,7 +49,12 @@ export function desiredGraphHttpRoute(ig: InferenceGraph, ingress: IngressConfig
       parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: ingress.kserveIngressGateway.namespace, name: ingress.kserveIngressGateway.name }],
       rules: [
         {
-          matches: [{ path: { type: 'RegularExpression', value: '^/inference\\.GRPCInferenceService/.*$' }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }],
+          matches: [
+            {
+              path: { type: 'RegularExpression', value: '^/inference\\.GRPCInferenceService/.*$' },
+              headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }],
+            },
+          ],
           backendRefs: backend(ROUTER_GRPC_PORT),
         },
         { matches: [{ path: { type: 'RegularExpression', value: '^/.*$' } }], backendRefs: backend(SERVICE_PORT) },

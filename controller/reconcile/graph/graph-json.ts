@@ -11,7 +11,10 @@ import { goString } from '../../../router/go-json.js';
 
 /** A JSON object from fields in order, those undefined left out (Go's `omitempty`). */
 function object(fields: readonly (readonly [string, string | undefined])[]): string {
-  return `{${fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${goString(k)}:${v}`).join(',')}}`;
+  return `{${fields
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${goString(k)}:${v}`)
+    .join(',')}}`;
 }
 
 const str = (s: string | undefined): string | undefined => (s === undefined || s === '' ? undefined : goString(s));

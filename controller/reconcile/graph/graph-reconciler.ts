@@ -82,7 +82,10 @@ export class InferenceGraphReconciler {
 
     const resolved = await this.resolve(ig);
     if (resolved.spec === undefined) {
-      return this.write(ig, status, [resolved.condition, condition(ROUTER_READY, 'Unknown', 'WaitingForInferenceServices', 'the router starts once every serviceName step has a URL')]);
+      return this.write(ig, status, [
+        resolved.condition,
+        condition(ROUTER_READY, 'Unknown', 'WaitingForInferenceServices', 'the router starts once every serviceName step has a URL'),
+      ]);
     }
     const json = graphJson(resolved.spec);
     if (mode === 'Knative') {

@@ -58,7 +58,13 @@ function graphLabels(ig: InferenceGraph): Record<string, string> {
 }
 
 export function graphMetadata(ig: InferenceGraph, extraLabels: Record<string, string> = {}) {
-  return { name: ig.metadata.name!, namespace: ig.metadata.namespace!, labels: { ...graphLabels(ig), ...extraLabels }, annotations: graphAnnotations(ig), ownerReferences: [graphOwner(ig)] };
+  return {
+    name: ig.metadata.name!,
+    namespace: ig.metadata.namespace!,
+    labels: { ...graphLabels(ig), ...extraLabels },
+    annotations: graphAnnotations(ig),
+    ownerReferences: [graphOwner(ig)],
+  };
 }
 
 function resources(ig: InferenceGraph, config: RouterConfig): V1ResourceRequirements {
@@ -75,7 +81,14 @@ function routerContainer(ig: InferenceGraph, config: RouterConfig, graphJson: st
     args: ['--graph-json', graphJson],
     ...(config.propagateHeaders !== undefined ? { env: [{ name: 'PROPAGATE_HEADERS', value: config.propagateHeaders.join(',') }] } : {}),
     resources: resources(ig, config),
-    readinessProbe: { httpGet: { path: '/readyz', port: DEFAULT_HTTP_PORT as never, scheme: 'HTTP' }, initialDelaySeconds: 5, timeoutSeconds: 2, periodSeconds: 5, successThreshold: 1, failureThreshold: 3 },
+    readinessProbe: {
+      httpGet: { path: '/readyz', port: DEFAULT_HTTP_PORT as never, scheme: 'HTTP' },
+      initialDelaySeconds: 5,
+      timeoutSeconds: 2,
+      periodSeconds: 5,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
     securityContext: { privileged: false, runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
 }

@@ -49,7 +49,12 @@ function routeRule(isvc: InferenceService, ingress: IngressConfig, backend: Rout
   const filters = [
     {
       type: 'RequestHeaderModifier',
-      requestHeaderModifier: { set: [{ name: 'KServe-Isvc-Name', value: isvc.metadata.name! }, { name: 'KServe-Isvc-Namespace', value: ns }] },
+      requestHeaderModifier: {
+        set: [
+          { name: 'KServe-Isvc-Name', value: isvc.metadata.name! },
+          { name: 'KServe-Isvc-Namespace', value: ns },
+        ],
+      },
     },
   ];
   const timeout = ingress.disableHTTPRouteTimeout ? undefined : `${backend.component.timeout ?? DEFAULT_TIMEOUT_SECONDS}s`;
@@ -68,7 +73,13 @@ export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig,
   const rules =
     rest !== undefined && grpc !== undefined
       ? [
-          routeRule(isvc, ingress, backend, [{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }], grpc),
+          routeRule(
+            isvc,
+            ingress,
+            backend,
+            [{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }],
+            grpc,
+          ),
           routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), rest),
         ]
       : [routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), SERVICE_PORT)];

@@ -70,7 +70,11 @@ export async function reconcileIngress(clients: IngressClients, isvc: InferenceS
   const { url } = way;
   if (way.noObject) return { condition: condition(INGRESS_READY, 'True'), url };
   // KServe's reasons; the message carries the component's, so top-level Ready says why.
-  for (const [name, backend] of [['Predictor', inputs.predictor], ['Transformer', inputs.transformer], ['Explainer', inputs.explainer]] as const) {
+  for (const [name, backend] of [
+    ['Predictor', inputs.predictor],
+    ['Transformer', inputs.transformer],
+    ['Explainer', inputs.explainer],
+  ] as const) {
     if (backend && !backend.ready) {
       return { condition: condition(INGRESS_READY, 'False', `${name} ingress not created`, `${name.toLowerCase()} not ready: ${backend.notReady ?? 'no reason given'}`) };
     }

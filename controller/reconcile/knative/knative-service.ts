@@ -6,14 +6,7 @@
  */
 import type { KubernetesObject, V1PodSpec } from '@kubernetes/client-node';
 import type { ComponentStatus, InferenceService } from '../../api/inference-service.js';
-import {
-  ANN_AUTOSCALER_CLASS,
-  ANN_KNATIVE_AUTOSCALING_CLASS,
-  ANN_KNATIVE_MAX_SCALE,
-  ANN_KNATIVE_METRIC,
-  ANN_KNATIVE_MIN_SCALE,
-  ANN_KNATIVE_TARGET,
-} from '../../constants.js';
+import { ANN_AUTOSCALER_CLASS, ANN_KNATIVE_AUTOSCALING_CLASS, ANN_KNATIVE_MAX_SCALE, ANN_KNATIVE_METRIC, ANN_KNATIVE_MIN_SCALE, ANN_KNATIVE_TARGET } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
 import { ownedMetadata } from '../owner.js';
 
@@ -48,8 +41,7 @@ export interface KnativeService extends KubernetesObject {
 export function desiredKnativeService(isvc: InferenceService, plan: ComponentPlan, previous: ComponentStatus | undefined): KnativeService {
   const s = plan.scaling;
   const autoscaling: Record<string, string> = {
-    [ANN_KNATIVE_AUTOSCALING_CLASS]:
-      isvc.metadata.annotations?.[ANN_AUTOSCALER_CLASS] === 'hpa' ? 'hpa.autoscaling.knative.dev' : 'kpa.autoscaling.knative.dev',
+    [ANN_KNATIVE_AUTOSCALING_CLASS]: isvc.metadata.annotations?.[ANN_AUTOSCALER_CLASS] === 'hpa' ? 'hpa.autoscaling.knative.dev' : 'kpa.autoscaling.knative.dev',
     [ANN_KNATIVE_MIN_SCALE]: String(s.minReplicas ?? 1),
   };
   if (s.maxReplicas !== undefined && s.maxReplicas !== 0) autoscaling[ANN_KNATIVE_MAX_SCALE] = String(s.maxReplicas);

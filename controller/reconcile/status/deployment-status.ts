@@ -15,8 +15,7 @@ export function readinessFromDeployment(type: string, deployment: V1Deployment |
   if (replicaFailure?.status === 'True') return condition(type, 'False', replicaFailure.reason ?? 'ReplicaFailure', replicaFailure.message);
   const available = get('Available');
   const upToDate =
-    (deployment.status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0) &&
-    (deployment.status.updatedReplicas ?? 0) >= (deployment.spec?.replicas ?? 1);
+    (deployment.status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0) && (deployment.status.updatedReplicas ?? 0) >= (deployment.spec?.replicas ?? 1);
   if (available?.status === 'True' && upToDate) return condition(type, 'True');
   const progressing = get('Progressing');
   if (progressing?.status === 'False') return condition(type, 'False', progressing.reason ?? 'ProgressDeadlineExceeded', progressing.message);

@@ -87,11 +87,7 @@ export function s3SettingEnvs(annotations: Record<string, string> | undefined, s
 /** Access keys as secretKeyRefs (never copied into the pod) plus the settings. */
 export function s3SecretEnvs(secret: V1Secret, config: S3CredentialsConfig): V1EnvVar[] {
   const ref = (name: string, key: string): V1EnvVar => ({ name, valueFrom: { secretKeyRef: { name: secret.metadata?.name as string, key } } });
-  return [
-    ref(S3_ENV.accessKeyId, config.accessKeyIdName),
-    ref(S3_ENV.secretAccessKey, config.secretAccessKeyName),
-    ...s3SettingEnvs(secret.metadata?.annotations, secret, config),
-  ];
+  return [ref(S3_ENV.accessKeyId, config.accessKeyIdName), ref(S3_ENV.secretAccessKey, config.secretAccessKeyName), ...s3SettingEnvs(secret.metadata?.annotations, secret, config)];
 }
 
 export const s3Provider: CredentialProvider = {

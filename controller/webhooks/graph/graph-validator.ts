@@ -20,8 +20,10 @@ export const graphMessages = {
   weightNotProvided: (graph: string, node: string, serviceName: string) => `InferenceGraph[${graph}] Node[${node}] Route[${serviceName}] missing the 'Weight'`,
   invalidWeight: (graph: string, node: string) => `InferenceGraph[${graph}] Node[${node}] splitter node: the sum of traffic weights for all routing targets should be 100`,
   duplicateStepName: (node: string, graph: string, step: string) => `Node "${node}" of InferenceGraph "${graph}" contains more than one step with name "${step}"`,
-  targetNotProvided: (i: number, step: string, node: string, graph: string) => `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" does not specify an inference target`,
-  invalidTarget: (i: number, step: string, node: string, graph: string) => `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" specifies more than one of nodeName, serviceName, serviceUrl`,
+  targetNotProvided: (i: number, step: string, node: string, graph: string) =>
+    `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" does not specify an inference target`,
+  invalidTarget: (i: number, step: string, node: string, graph: string) =>
+    `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" specifies more than one of nodeName, serviceName, serviceUrl`,
   unknownNode: (i: number, step: string, node: string, graph: string, target: string) =>
     `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" refers to node "${target}", which the graph does not have`,
   cycle: (graph: string, path: readonly string[]) => `InferenceGraph "${graph}" has a cycle of nodes: ${path.join(' -> ')}`,

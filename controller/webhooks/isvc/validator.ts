@@ -15,13 +15,7 @@
  */
 import { type ComponentExtensionSpec, type InferenceService, LOGGER_MODES, type LoggerSpec, type PredictorSpec } from '../../api/inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS, legacyFrameworksOf } from '../../api/model-spec.js';
-import {
-  ANN_AUTOSCALER_CLASS,
-  ANN_DEPLOYMENT_MODE,
-  ANN_KNATIVE_AUTOSCALING_CLASS,
-  type DeploymentMode,
-  KSERVE_CONTAINER,
-} from '../../constants.js';
+import { ANN_AUTOSCALER_CLASS, ANN_DEPLOYMENT_MODE, ANN_KNATIVE_AUTOSCALING_CLASS, type DeploymentMode, KSERVE_CONTAINER } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
 import { redact } from '../../../storage-initializer/redact.js';
 import { SUPPORTED_STORAGE_SPEC_TYPES } from '../credentials/storage-spec.js';
@@ -146,7 +140,9 @@ function validateModeUnchanged(isvc: InferenceService, old: InferenceService, pr
   }
   const previous = normalizeDeploymentMode(old.metadata?.annotations?.[ANN_DEPLOYMENT_MODE]);
   if (previous && requested !== previous) {
-    problems.push(`annotation ${ANN_DEPLOYMENT_MODE}: the deployment mode cannot be changed from '${previous}' to '${raw ?? '(removed)'}'; delete and recreate the InferenceService`);
+    problems.push(
+      `annotation ${ANN_DEPLOYMENT_MODE}: the deployment mode cannot be changed from '${previous}' to '${raw ?? '(removed)'}'; delete and recreate the InferenceService`,
+    );
   }
 }
 
@@ -158,11 +154,15 @@ function validateName(isvc: InferenceService, mode: DeploymentMode, problems: st
     );
     return;
   }
-  const suffixes = ['-predictor', ...(isvc.spec?.transformer ? ['-transformer'] : []), ...(isvc.spec?.explainer ? ['-explainer'] : [])].map((s) => (mode === 'Knative' ? s + KNATIVE_REVISION_SUFFIX : s));
+  const suffixes = ['-predictor', ...(isvc.spec?.transformer ? ['-transformer'] : []), ...(isvc.spec?.explainer ? ['-explainer'] : [])].map((s) =>
+    mode === 'Knative' ? s + KNATIVE_REVISION_SUFFIX : s,
+  );
   const longest = suffixes.reduce((a, b) => (b.length > a.length ? b : a));
   const max = DNS_LABEL_MAX - longest.length;
   if (name.length > max) {
-    problems.push(`metadata.name '${name}' is too long (${name.length} characters): at most ${max}, so that '<name>${longest}' fits the ${DNS_LABEL_MAX}-character limit of Kubernetes names`);
+    problems.push(
+      `metadata.name '${name}' is too long (${name.length} characters): at most ${max}, so that '<name>${longest}' fits the ${DNS_LABEL_MAX}-character limit of Kubernetes names`,
+    );
   }
 }
 

@@ -20,13 +20,7 @@ export const DEFAULT_CA_BUNDLE_MOUNT_PATH = '/etc/ssl/custom-certs';
 export const CA_BUNDLE_CONFIGMAP_NAME_ENV = 'CA_BUNDLE_CONFIGMAP_NAME';
 export const CA_BUNDLE_VOLUME_MOUNT_POINT_ENV = 'CA_BUNDLE_VOLUME_MOUNT_POINT';
 
-export function injectCaBundle(
-  spec: V1PodSpec,
-  initContainer: V1Container,
-  config: StorageInitializerConfig,
-  namespace: string,
-  controllerNamespace: string,
-): void {
+export function injectCaBundle(spec: V1PodSpec, initContainer: V1Container, config: StorageInitializerConfig, namespace: string, controllerNamespace: string): void {
   const fromCredentials = envValue(initContainer, S3_ENV.caBundleConfigMap);
   if (!config.caBundleConfigMapName && fromCredentials === undefined) return;
 

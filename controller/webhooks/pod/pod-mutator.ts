@@ -23,11 +23,7 @@ export function isInferenceServicePod(pod: V1Pod): boolean {
   return pod.metadata?.labels?.[LABEL_ISVC] !== undefined;
 }
 
-export async function mutatePod(
-  original: V1Pod,
-  ctx: PodMutationContext,
-  mutators: readonly PodMutator[] = POD_MUTATORS,
-): Promise<{ pod: V1Pod; patch: JsonPatchOperation[] }> {
+export async function mutatePod(original: V1Pod, ctx: PodMutationContext, mutators: readonly PodMutator[] = POD_MUTATORS): Promise<{ pod: V1Pod; patch: JsonPatchOperation[] }> {
   const pod = structuredClone(original);
   for (const mutate of mutators) await mutate(pod, ctx);
   return { pod, patch: diff(original, pod) };

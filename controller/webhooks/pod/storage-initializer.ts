@@ -99,7 +99,6 @@ function initContainer(config: StorageInitializerConfig, uri: string): V1Contain
   };
 }
 
-
 function rewriteStorageUriEnv(container: V1Container): void {
   for (const e of container.env ?? []) if (e.name === STORAGE_URI_ENV && e.value) e.value = MODEL_MOUNT_PATH;
 }

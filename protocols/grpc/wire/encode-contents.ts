@@ -5,7 +5,7 @@
  */
 import type { InferTensorContentsMessage, Int64 } from '../messages.js';
 import { LITTLE_ENDIAN_HOST } from './host.js';
-import type { SizeTable, WireWriter} from './writer.js';
+import type { SizeTable, WireWriter } from './writer.js';
 import { delimitedSize, split, splitInt64, varint64Size, varintSize } from './writer.js';
 
 type Int64List = ArrayLike<Int64> | BigInt64Array | BigUint64Array;

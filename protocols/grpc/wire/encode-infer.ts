@@ -71,11 +71,7 @@ function writeBytes(tag: number, items: readonly Uint8Array[] | undefined, w: Wi
 
 export function encodeModelInferResponse(m: ModelInferResponseMessage): Buffer {
   const t = new SizeTable();
-  const size =
-    headerSize(m, t) +
-    parametersSize(m.parameters, t) +
-    nestedSize<InferInputTensorMessage>(m.outputs, tensorSize, t) +
-    bytesSize(m.raw_output_contents);
+  const size = headerSize(m, t) + parametersSize(m.parameters, t) + nestedSize<InferInputTensorMessage>(m.outputs, tensorSize, t) + bytesSize(m.raw_output_contents);
   const w = new WireWriter(size, t);
   writeHeader(m, w);
   writeParameters(0x22, m.parameters, w);
@@ -87,11 +83,7 @@ export function encodeModelInferResponse(m: ModelInferResponseMessage): Buffer {
 export function encodeModelInferRequest(m: ModelInferRequestMessage): Buffer {
   const t = new SizeTable();
   const size =
-    headerSize(m, t) +
-    parametersSize(m.parameters, t) +
-    nestedSize(m.inputs, tensorSize, t) +
-    nestedSize(m.outputs, requestedOutputSize, t) +
-    bytesSize(m.raw_input_contents);
+    headerSize(m, t) + parametersSize(m.parameters, t) + nestedSize(m.inputs, tensorSize, t) + nestedSize(m.outputs, requestedOutputSize, t) + bytesSize(m.raw_input_contents);
   const w = new WireWriter(size, t);
   writeHeader(m, w);
   writeParameters(0x22, m.parameters, w);

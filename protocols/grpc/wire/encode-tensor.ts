@@ -6,7 +6,7 @@
  */
 import type { InferInputTensorMessage, InferParameterMessage, InferRequestedOutputTensorMessage, Int64, ParameterMap } from '../messages.js';
 import { contentsSize, writeContents } from './encode-contents.js';
-import type { SizeTable, WireWriter} from './writer.js';
+import type { SizeTable, WireWriter } from './writer.js';
 import { delimitedSize, split, splitInt64, varint64Size } from './writer.js';
 
 type Member = NonNullable<InferParameterMessage['parameter_choice']>;

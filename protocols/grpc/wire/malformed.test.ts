@@ -61,7 +61,13 @@ describe('refuses malformed messages with a WireFormatError', () => {
       id: 'r',
       parameters: { a: { int64_param: '-7' }, b: { string_param: 'x' } },
       inputs: [
-        { name: 'x', datatype: 'FP32', shape: ['1', '3'], parameters: { d: { double_param: 0.5 } }, contents: { fp32_contents: [1, 2, 3], int_contents: [-1, 300], bytes_contents: [Buffer.from('q')] } },
+        {
+          name: 'x',
+          datatype: 'FP32',
+          shape: ['1', '3'],
+          parameters: { d: { double_param: 0.5 } },
+          contents: { fp32_contents: [1, 2, 3], int_contents: [-1, 300], bytes_contents: [Buffer.from('q')] },
+        },
         { name: 'y', datatype: 'INT64', shape: ['2'], contents: { int64_contents: ['-9223372036854775808', '5'], bool_contents: [true] } },
       ],
       outputs: [{ name: 'o', parameters: { c: { bool_param: true } } }],
@@ -119,7 +125,11 @@ describe('accepts what proto3 allows', () => {
 
   it('lets the last oneof member of a parameter win, and a repeated key too', () => {
     const value = [0x08, 0x01, ...field(0x1a, ascii('s')), 0x10, 0x05];
-    const msg = decode([...field(0x22, [...field(0x0a, ascii('k')), ...field(0x12, value)]), ...field(0x22, [...field(0x0a, ascii('j')), ...field(0x12, [0x08, 0x00])]), ...field(0x22, [...field(0x0a, ascii('j')), ...field(0x12, [0x08, 0x01])])]);
+    const msg = decode([
+      ...field(0x22, [...field(0x0a, ascii('k')), ...field(0x12, value)]),
+      ...field(0x22, [...field(0x0a, ascii('j')), ...field(0x12, [0x08, 0x00])]),
+      ...field(0x22, [...field(0x0a, ascii('j')), ...field(0x12, [0x08, 0x01])]),
+    ]);
     expect({ ...msg.parameters }).toEqual({ k: { parameter_choice: 'int64_param', int64_param: '5' }, j: { parameter_choice: 'bool_param', bool_param: true } });
   });
 

@@ -20,11 +20,7 @@ interface ElementKind<A extends NumericArray> {
   one(r: WireReader): A[number];
 }
 
-function fixedWidth<A extends Float32Array | Float64Array>(
-  make: new (n: number) => A,
-  width: 4 | 8,
-  one: (r: WireReader) => number,
-): ElementKind<A> {
+function fixedWidth<A extends Float32Array | Float64Array>(make: new (n: number) => A, width: 4 | 8, one: (r: WireReader) => number): ElementKind<A> {
   return {
     wire: width === 4 ? Wire.I32 : Wire.I64,
     make,

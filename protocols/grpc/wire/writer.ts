@@ -92,7 +92,7 @@ const TWO_32 = 4294967296;
 export function splitInt64(v: Int64 | bigint): void {
   if (typeof v === 'number') {
     const a = Math.trunc(Math.abs(v));
-    let lo = a % TWO_32 >>> 0;
+    let lo = (a % TWO_32) >>> 0;
     let hi = Math.floor(a / TWO_32) >>> 0;
     if (v < 0 && a !== 0) {
       lo = (~lo + 1) >>> 0;

@@ -28,5 +28,9 @@ export async function forwardToPredictor(
     signal: request.signal,
   });
   for (const [k, v] of Object.entries(answer.headers)) if (!(k in responseHeaders)) responseHeaders[k] = v;
-  return new InferResponse(modelName, answer.outputs.map((t) => InferOutput.fromTensor(t)), { id: answer.id ?? request.id, parameters: answer.parameters });
+  return new InferResponse(
+    modelName,
+    answer.outputs.map((t) => InferOutput.fromTensor(t)),
+    { id: answer.id ?? request.id, parameters: answer.parameters },
+  );
 }

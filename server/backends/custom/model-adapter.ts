@@ -101,12 +101,16 @@ export async function openModel(model: Model, logger: Logger): Promise<OpenedMod
       if (!model.ready) throw errors.modelNotReady(name);
       const headers = context?.headers ?? {};
       const responseHeaders = context?.responseHeaders ?? {};
-      const request = new InferRequest(name, tensors.map((t) => InferInput.fromTensor(t)), {
-        id: context?.id,
-        parameters: context?.parameters,
-        requestOutputs: outputNames.map((n) => ({ name: n })),
-        signal: context?.signal,
-      });
+      const request = new InferRequest(
+        name,
+        tensors.map((t) => InferInput.fromTensor(t)),
+        {
+          id: context?.id,
+          parameters: context?.parameters,
+          requestOutputs: outputNames.map((n) => ({ name: n })),
+          signal: context?.signal,
+        },
+      );
       let out: Tensor[];
       try {
         const post = await runAsModel(owner, async () => {
@@ -125,7 +129,11 @@ export async function openModel(model: Model, logger: Logger): Promise<OpenedMod
     },
     async explain(tensors: readonly Tensor[], context: InferContext): Promise<unknown> {
       if (!model.ready) throw errors.modelNotReady(name);
-      const request = new InferRequest(name, tensors.map((t) => InferInput.fromTensor(t)), { id: context.id, parameters: context.parameters });
+      const request = new InferRequest(
+        name,
+        tensors.map((t) => InferInput.fromTensor(t)),
+        { id: context.id, parameters: context.parameters },
+      );
       try {
         return explanationDocument(await runAsModel(owner, () => model.explain(request, context.headers)));
       } catch (err) {

@@ -38,7 +38,6 @@ import { NotImplemented } from './sdk-errors.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
-
 /** The second argument of the Model constructor (KServe's `predictor_config`). */
 export interface ModelOptions {
   /** Makes the model a transformer: the default `predict` forwards to this predictor. */

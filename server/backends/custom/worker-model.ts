@@ -58,9 +58,7 @@ export function workerModel(file: string, options: ModelFactoryOptions, preloads
         gone: (cause) => errors.modelNotReady(options.name, cause.message),
       });
       const loaded = await session.ready((l: ModelLoaded) => l);
-      const health = loaded.healthCheck
-        ? HealthPoll.start(options.name, async () => (await answer('health', session.run({ kind: 'health' }))).healthy, context.logger)
-        : undefined;
+      const health = loaded.healthCheck ? HealthPoll.start(options.name, async () => (await answer('health', session.run({ kind: 'health' }))).healthy, context.logger) : undefined;
       return {
         platform: SDK_PLATFORM,
         inputs: loaded.inputs,

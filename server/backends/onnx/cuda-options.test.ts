@@ -60,9 +60,7 @@ describe('CUDA provider options', () => {
     ['do_copy_in_default_stream', 'yes', '1 (true) or 0 (false)'],
     ['use_tf32', '2', '1 (true) or 0 (false)'],
   ])('%s=%s is refused, naming what it takes', (name, value, accepted) => {
-    expect(() => withCudaOption({}, name, value, 'config.pbtxt: parameter x')).toThrow(
-      `config.pbtxt: parameter x: '${value}' is not a value of ${name}; it takes ${accepted}`,
-    );
+    expect(() => withCudaOption({}, name, value, 'config.pbtxt: parameter x')).toThrow(`config.pbtxt: parameter x: '${value}' is not a value of ${name}; it takes ${accepted}`);
   });
 
   it('flags set the server-wide options; a bad value is a start-up error', () => {

@@ -53,11 +53,7 @@ export function providerLoadError(wanted: readonly string[], provider: string, r
  * is dropped with one warning when cpu is also listed; when it was the only choice, the load
  * fails. Whether an installed one works is onnxruntime's to find out (onnx-runner.ts).
  */
-export function resolveProviders(
-  wanted: readonly string[],
-  warn: (message: string) => void,
-  cudaNotInstalled: () => string | undefined = cudaNotInstalledReason,
-): string[] {
+export function resolveProviders(wanted: readonly string[], warn: (message: string) => void, cudaNotInstalled: () => string | undefined = cudaNotInstalledReason): string[] {
   const out: string[] = [];
   for (const p of wanted) {
     if (out.includes(p)) continue;

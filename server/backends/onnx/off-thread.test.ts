@@ -24,9 +24,9 @@ const ROWS = 8192;
 
 function slowRequest(url: string): Promise<number> {
   const x = new Float32Array(ROWS * 1024).fill(1);
-  const { body, headerLength } = binaryInferBody([
-    { name: 'X', datatype: 'FP32', shape: [ROWS, 1024], bytes: new Uint8Array(x.buffer) },
-  ], { parameters: { binary_data_output: true } });
+  const { body, headerLength } = binaryInferBody([{ name: 'X', datatype: 'FP32', shape: [ROWS, 1024], bytes: new Uint8Array(x.buffer) }], {
+    parameters: { binary_data_output: true },
+  });
   return fetch(`${url}/v2/models/slow/infer`, {
     method: 'POST',
     headers: { 'inference-header-content-length': String(headerLength), 'content-type': 'application/octet-stream' },
@@ -57,7 +57,7 @@ describe('inference off the event loop', () => {
   });
 
   it('answers health probes while a long inference runs', async () => {
-    const depth = async () => metricValue((await (await fetch(`${t.url}/metrics`)).text()), 'kserve_model_queue_depth', { model_name: 'slow' });
+    const depth = async () => metricValue(await (await fetch(`${t.url}/metrics`)).text(), 'kserve_model_queue_depth', { model_name: 'slow' });
     const main0 = mainThreadCpuMicros();
     const all0 = processCpuMicros();
     let finished = false;

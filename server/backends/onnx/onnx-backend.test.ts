@@ -23,7 +23,12 @@ function capturingLogger(): { options: OnnxOptions; context: LoadContext; lines:
   return {
     options: { executionProviders: ['cpu'], intraOpThreads: 1, interOpThreads: 1, inlineMaxMicros: 0, cuda: {} },
     context: { threads: 1, logger },
-    lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
@@ -42,9 +47,7 @@ describe('onnx backend', () => {
     expect(await detect(tempDir({ 'model.onnx': fixture('add_sub') }))).toMatch(/model\.onnx$/);
     expect(await detect(tempDir({ 'classifier.onnx': fixture('add_sub') }))).toMatch(/classifier\.onnx$/);
     expect(await detect(tempDir({}))).toBeUndefined();
-    await expect(detect(tempDir({ 'a.onnx': fixture('add_sub'), 'b.onnx': fixture('add_sub') }))).rejects.toThrow(
-      /several \.onnx files \(a\.onnx, b\.onnx\)/,
-    );
+    await expect(detect(tempDir({ 'a.onnx': fixture('add_sub'), 'b.onnx': fixture('add_sub') }))).rejects.toThrow(/several \.onnx files \(a\.onnx, b\.onnx\)/);
   });
 
   it('exposes V2 metadata from the session, with -1 for dynamic dimensions', async () => {
@@ -79,9 +82,7 @@ describe('onnx backend', () => {
     const file = fixture('scale2_fp32');
     const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     try {
-      const calls = Array.from({ length: 64 }, (_, i) =>
-        m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], data: Float32Array.of(i, i + 0.5, -i) }], ['OUTPUT0']),
-      );
+      const calls = Array.from({ length: 64 }, (_, i) => m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], data: Float32Array.of(i, i + 0.5, -i) }], ['OUTPUT0']));
       const results = await Promise.all(calls);
       results.forEach((out, i) => expect(Array.from(out[0]?.data as Float32Array)).toEqual([2 * i, 2 * i + 1, -2 * i]));
     } finally {
@@ -97,7 +98,10 @@ describe('onnx backend', () => {
     const n = await onnxBackend.load({ modelName: 'n', version: undefined, dir: path.dirname(f32), file: f32, config: undefined }, options, context);
     try {
       const twice = await n.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: Float32Array.of(3, 4) }], ['OUTPUT0', 'OUTPUT0']);
-      expect(twice.map((o) => Array.from(o.data as Float32Array))).toEqual([[3, 4], [3, 4]]);
+      expect(twice.map((o) => Array.from(o.data as Float32Array))).toEqual([
+        [3, 4],
+        [3, 4],
+      ]);
       const bad = m.infer([{ name: 'INPUT0', datatype: 'BYTES', shape: [1, 1], data: [Uint8Array.of(0xff, 0xfe)] }], ['OUTPUT0']);
       await expect(bad).rejects.toMatchObject({ kind: 'InvalidInput' });
       await expect(bad).rejects.toThrow(/element 0 is not valid UTF-8/);
@@ -135,14 +139,14 @@ describe('onnx backend', () => {
   it('fails the load with a clear cause for bfloat16 models and for corrupt files', async () => {
     const { options, context } = capturingLogger();
     const bf16 = fixture('identity_bf16');
-    await expect(
-      onnxBackend.load({ modelName: 'bf', version: undefined, dir: path.dirname(bf16), file: bf16, config: undefined }, options, context),
-    ).rejects.toThrow(/bfloat16 \(BF16\).*onnxruntime-node cannot/);
+    await expect(onnxBackend.load({ modelName: 'bf', version: undefined, dir: path.dirname(bf16), file: bf16, config: undefined }, options, context)).rejects.toThrow(
+      /bfloat16 \(BF16\).*onnxruntime-node cannot/,
+    );
     const bad = path.join(tempDir({}), 'model.onnx');
     writeFileSync(bad, 'not an onnx model');
-    await expect(
-      onnxBackend.load({ modelName: 'bad', version: undefined, dir: path.dirname(bad), file: bad, config: undefined }, options, context),
-    ).rejects.toThrow(/protobuf|parse|load/i);
+    await expect(onnxBackend.load({ modelName: 'bad', version: undefined, dir: path.dirname(bad), file: bad, config: undefined }, options, context)).rejects.toThrow(
+      /protobuf|parse|load/i,
+    );
   });
 
   it('fails pending requests, not the process, when its worker dies', async () => {
@@ -150,8 +154,6 @@ describe('onnx backend', () => {
     const file = fixture('identity_fp32');
     const m = await onnxBackend.load({ modelName: 'm', version: undefined, dir: path.dirname(file), file, config: undefined }, options, context);
     await m.unload();
-    await expect(
-      m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: Float32Array.of(1) }], ['OUTPUT0']),
-    ).rejects.toThrow(/model worker is gone/);
+    await expect(m.infer([{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: Float32Array.of(1) }], ['OUTPUT0'])).rejects.toThrow(/model worker is gone/);
   });
 });

@@ -66,7 +66,10 @@ describe('onnx inline execution', () => {
     const m = await load('add_sub', ANY_TIME);
     try {
       const backing = new Float32Array(64);
-      backing.set(Float32Array.from({ length: 16 }, (_, i) => i), 16);
+      backing.set(
+        Float32Array.from({ length: 16 }, (_, i) => i),
+        16,
+      );
       const a = backing.subarray(16, 32);
       const b = new Float32Array(16).fill(2);
       const [out] = await m.infer(
@@ -93,7 +96,12 @@ describe('onnx inline execution', () => {
     ];
     /** The failure as a transport answers it (toKServeError is what REST and gRPC apply). */
     const failure = async (m: ModelInstance) => {
-      const err = toKServeError(await m.infer(inputs(), ['OUTPUT0']).then(() => new Error('the inference did not fail'), (e: unknown) => e));
+      const err = toKServeError(
+        await m.infer(inputs(), ['OUTPUT0']).then(
+          () => new Error('the inference did not fail'),
+          (e: unknown) => e,
+        ),
+      );
       return { kind: err.kind, httpStatus: err.httpStatus, grpcCode: err.grpcCode, message: err.message };
     };
     const inline = await load('add_free_dims', ANY_TIME);
@@ -102,7 +110,11 @@ describe('onnx inline execution', () => {
       expect(inline.inline).toBe(true);
       expect(worker.inline).toBe(false);
       const fromWorker = await failure(worker);
-      expect(fromWorker).toMatchObject({ kind: 'InferenceError', httpStatus: 500, message: expect.stringContaining('Attempting to broadcast an axis by a dimension other than 1') });
+      expect(fromWorker).toMatchObject({
+        kind: 'InferenceError',
+        httpStatus: 500,
+        message: expect.stringContaining('Attempting to broadcast an axis by a dimension other than 1'),
+      });
       expect(await failure(inline)).toEqual(fromWorker);
     } finally {
       await inline.unload();

@@ -27,9 +27,7 @@ function utf8Text(input: string, bytes: Uint8Array, index: number): string {
   try {
     return utf8Decoder.decode(bytes);
   } catch {
-    throw errors.invalidInput(
-      `input '${input}': BYTES element ${index} is not valid UTF-8; ONNX string tensors carry UTF-8 text only`,
-    );
+    throw errors.invalidInput(`input '${input}': BYTES element ${index} is not valid UTF-8; ONNX string tensors carry UTF-8 text only`);
   }
 }
 const utf8Encoder = new TextEncoder();
@@ -171,9 +169,11 @@ export class OnnxInstance implements ModelInstance {
       const feeds = inputs.map((t): WireTensor => ({ name: t.name, type: ortFromV2(t.datatype), dims: t.shape, data: t.data as NumericArray }));
       // onnxruntime's failure reads as it does from the worker (which the warm-up timing, not
       // the request, decided against): one status and message for one failed request.
-      const outputs = await inline.runner.run({ feeds, fetches: outputNames }, (d) => d).catch((e: unknown) => {
-        throw runtimeError(e);
-      });
+      const outputs = await inline.runner
+        .run({ feeds, fetches: outputNames }, (d) => d)
+        .catch((e: unknown) => {
+          throw runtimeError(e);
+        });
       return outputs.map(fromWire);
     }
     const { feeds, transfer } = toWire(inputs);

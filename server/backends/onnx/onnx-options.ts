@@ -93,10 +93,7 @@ const PARAMETERS: Readonly<Record<string, ParameterReader<OnnxOptions>>> = {
   intra_op_thread_count: (v, o) => ({ ...o, intraOpThreads: integerParameter('intra_op_thread_count', v) }),
   inter_op_thread_count: (v, o) => ({ ...o, interOpThreads: integerParameter('inter_op_thread_count', v) }),
   ...Object.fromEntries(
-    CUDA_OPTION_NAMES.map((name): [string, ParameterReader<OnnxOptions>] => [
-      name,
-      (v, o) => ({ ...o, cuda: withCudaOption(o.cuda, name, v, `config.pbtxt: parameter ${name}`) }),
-    ]),
+    CUDA_OPTION_NAMES.map((name): [string, ParameterReader<OnnxOptions>] => [name, (v, o) => ({ ...o, cuda: withCudaOption(o.cuda, name, v, `config.pbtxt: parameter ${name}`) })]),
   ),
 };
 

@@ -31,9 +31,7 @@ function float16Bits(type: ort.Tensor.Type, data: ort.Tensor.DataType): ort.Tens
 
 function valueInfo(meta: readonly ort.InferenceSession.ValueMetadata[]): WireValueInfo[] {
   return meta.map((m) =>
-    m.isTensor
-      ? { name: m.name, type: m.type, shape: m.shape.map((d) => (typeof d === 'number' ? d : String(d))) }
-      : { name: m.name, type: undefined, shape: [] },
+    m.isTensor ? { name: m.name, type: m.type, shape: m.shape.map((d) => (typeof d === 'number' ? d : String(d))) } : { name: m.name, type: undefined, shape: [] },
   );
 }
 

@@ -58,7 +58,7 @@ it('inputs disagreeing on a dimension the model names alike: 400 over REST, INVA
   expect((await post(`${t.url}/v2/models/a/infer`, body(3, 3))).status).toBe(200);
 });
 
-it('a failure only the graph finds is onnxruntime\'s 500, without its source paths', async () => {
+it("a failure only the graph finds is onnxruntime's 500, without its source paths", async () => {
   const r = await post(`${t.url}/v2/models/f/infer`, body(2, 3));
   expect(r.status).toBe(500);
   expect(JSON.parse(r.text)).toEqual({ error: expect.stringContaining('Attempting to broadcast an axis by a dimension other than 1') });
@@ -70,7 +70,20 @@ it("onnxruntime's own error line stays off the process's output: every line the 
   const dir = mkdtempSync(path.join(tmpdir(), 'kserve-ts-ortlog-'));
   const file = path.join(dir, 'out.log');
   const fd = openSync(file, 'w');
-  const [cmd, argv] = tiedToParent(process.execPath, [CLI, 'serve', '--model_repository', repo.dir, '--http_host', '127.0.0.1', '--http_port', '0', '--enable_grpc', 'false', '--inline_max_us', '0']);
+  const [cmd, argv] = tiedToParent(process.execPath, [
+    CLI,
+    'serve',
+    '--model_repository',
+    repo.dir,
+    '--http_host',
+    '127.0.0.1',
+    '--http_port',
+    '0',
+    '--enable_grpc',
+    'false',
+    '--inline_max_us',
+    '0',
+  ]);
   // stdout and stderr into one file: everything the process writes, in order, read after it exits.
   const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', fd, fd] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -88,7 +101,9 @@ it("onnxruntime's own error line stays off the process's output: every line the 
     expect(await exited).toBe(0);
     closeSync(fd);
   }
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   rmSync(dir, { recursive: true, force: true });
   expect(lines.some((l) => l.includes('"request failed"'))).toBe(true);
   expect(lines.filter((l) => !l.startsWith('{') || l.includes('\u001b'))).toEqual([]);

@@ -25,7 +25,5 @@ export const DEFAULT_SIGNATURE = 'serving_default';
 
 /** Orders signatures with the default first (else the first by name). */
 export function defaultFirst(signatures: WireSignature[]): WireSignature[] {
-  return signatures.sort((a, b) =>
-    a.name === DEFAULT_SIGNATURE ? -1 : b.name === DEFAULT_SIGNATURE ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  return signatures.sort((a, b) => (a.name === DEFAULT_SIGNATURE ? -1 : b.name === DEFAULT_SIGNATURE ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -75,23 +75,16 @@ export class TfInstance implements ModelInstance {
   }
 
   /** Starts a worker, loads the model there and resolves once it is ready to run. */
-  static async create(
-    settings: WorkerSettings,
-    platform: string,
-    modelName: string,
-    logger: Logger,
-  ): Promise<{ instance: TfInstance; backend: string }> {
+  static async create(settings: WorkerSettings, platform: string, modelName: string, logger: Logger): Promise<{ instance: TfInstance; backend: string }> {
     const worker = spawnWorker(import.meta.url, 'tf-worker', { workerData: settings, name: `tensorflow:${modelName}` });
     const session = new WorkerSession<TfJob, WireTensor[]>(worker, { label: 'tensorflow', modelName, logger });
     const { signatures, backend } = await session.ready((loaded: TfLoaded) => ({
       backend: loaded.backend,
-      signatures: loaded.signatures.map(
-        (s): TfSignature => ({
-          name: s.name,
-          inputs: s.inputs.map((i) => toTensorSpec(i, modelName)),
-          outputs: s.outputs.map((o) => toTensorSpec(o, modelName)),
-        }),
-      ),
+      signatures: loaded.signatures.map((s): TfSignature => ({
+        name: s.name,
+        inputs: s.inputs.map((i) => toTensorSpec(i, modelName)),
+        outputs: s.outputs.map((o) => toTensorSpec(o, modelName)),
+      })),
     }));
     return { instance: new TfInstance(session, platform, signatures), backend };
   }

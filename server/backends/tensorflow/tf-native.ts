@@ -68,9 +68,7 @@ export async function loadNative(settings: WorkerSettings, warnings: string[]): 
   const wanted = [...settings.tags].sort().join(',');
   const meta = metaGraphs.find((m) => [...m.tags].sort().join(',') === wanted);
   if (meta === undefined) {
-    throw new Error(
-      `no MetaGraph with tags [${settings.tags.join(', ')}] in ${dir}; it has ${metaGraphs.map((m) => `[${m.tags.join(', ')}]`).join(' ')}`,
-    );
+    throw new Error(`no MetaGraph with tags [${settings.tags.join(', ')}] in ${dir}; it has ${metaGraphs.map((m) => `[${m.tags.join(', ')}]`).join(' ')}`);
   }
   const signatures = defaultFirst(
     Object.entries(meta.signatureDefs)
@@ -112,7 +110,11 @@ export async function loadNative(settings: WorkerSettings, warnings: string[]): 
         if (t === undefined) throw new Error(`signature '${sig.name}' produced no output '${f}'`);
         return t;
       });
-      tf.dispose(Object.entries(byName).filter(([k]) => !fetches.includes(k)).map(([, t]) => t));
+      tf.dispose(
+        Object.entries(byName)
+          .filter(([k]) => !fetches.includes(k))
+          .map(([, t]) => t),
+      );
       return out;
     },
     dispose: () => {

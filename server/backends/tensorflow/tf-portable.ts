@@ -92,7 +92,11 @@ async function warmUp(engine: Engine): Promise<void> {
           ? tf.fill(shape, '', 'string')
           : tf.zeros(shape, i.dtype === 'DT_BOOL' ? 'bool' : i.dtype === 'DT_FLOAT' || i.dtype === 'DT_DOUBLE' ? 'float32' : 'int32');
     }
-    const out = await engine.run(sig, feeds, sig.outputs.map((o) => o.name));
+    const out = await engine.run(
+      sig,
+      feeds,
+      sig.outputs.map((o) => o.name),
+    );
     tf.dispose([...Object.values(feeds), ...out]);
   }
 }

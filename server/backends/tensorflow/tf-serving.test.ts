@@ -96,7 +96,9 @@ for (const p of PATHS) {
           [bytesTensor(['hello', B64_BIN])],
         );
         expect(r.status).toBe(200);
-        expect(outputsOf(r)).toEqual([{ name: 'bucket', datatype: 'INT64', shape: [2], data: expected.bucket, parameters: null }].map(({ parameters, ...o }) => expect.objectContaining(o)));
+        expect(outputsOf(r)).toEqual(
+          [{ name: 'bucket', datatype: 'INT64', shape: [2], data: expected.bucket, parameters: null }].map(({ parameters, ...o }) => expect.objectContaining(o)),
+        );
         const j = await post(`${s.url}/v2/models/strings/infer`, {
           inputs: [{ name: 'text', datatype: 'BYTES', shape: [1], data: ['hello'] }],
           outputs: [{ name: 'echo_bytes' }],
@@ -194,8 +196,20 @@ for (const p of PATHS) {
       });
 
       it('several inputs and outputs: objects per instance (row) or per tensor (columnar)', async () => {
-        const row = json(await post(url('multi', ':predict'), { instances: [{ a: [1, 2, 3], b: [1, 1, 1] }, { a: [0, 1, 0], b: [2, 2, 2] }] }));
-        expect(row).toEqual({ predictions: [{ sum: [2, 3, 4], dot: 6 }, { sum: [2, 3, 2], dot: 2 }].map((o) => expect.objectContaining(o)) });
+        const row = json(
+          await post(url('multi', ':predict'), {
+            instances: [
+              { a: [1, 2, 3], b: [1, 1, 1] },
+              { a: [0, 1, 0], b: [2, 2, 2] },
+            ],
+          }),
+        );
+        expect(row).toEqual({
+          predictions: [
+            { sum: [2, 3, 4], dot: 6 },
+            { sum: [2, 3, 2], dot: 2 },
+          ].map((o) => expect.objectContaining(o)),
+        });
         const col = json(await post(url('multi', ':predict'), { inputs: { a: [[1, 2, 3]], b: [[1, 1, 1]] } }));
         expect(col).toEqual({ outputs: expect.objectContaining({ sum: [[2, 3, 4]], dot: [6] }) });
       });
@@ -231,14 +245,23 @@ for (const p of PATHS) {
       it('GET /v1/models/{name}/metadata gives the signature defs', async () => {
         const r = await get(url('two', '/metadata'));
         expect(r.status).toBe(200);
-        const body = json(r) as { model_spec: object; metadata: { signature_def: { signature_def: Record<string, { inputs: Record<string, unknown>; outputs: Record<string, unknown>; method_name: string }> } } };
+        const body = json(r) as {
+          model_spec: object;
+          metadata: { signature_def: { signature_def: Record<string, { inputs: Record<string, unknown>; outputs: Record<string, unknown>; method_name: string }> } };
+        };
         // TF.js fixtures sit unversioned in their folder; the SavedModels under version 1.
         expect(body.model_spec).toEqual({ name: 'two', signature_name: '', version: p.path === 'native' ? '1' : '' });
         const defs = body.metadata.signature_def.signature_def;
         expect(Object.keys(defs).sort()).toEqual(['logits', 'serving_default']);
         expect(defs['serving_default']?.inputs['x']).toMatchObject({
           dtype: 'DT_FLOAT',
-          tensor_shape: { dim: [{ size: '-1', name: '' }, { size: '4', name: '' }], unknown_rank: false },
+          tensor_shape: {
+            dim: [
+              { size: '-1', name: '' },
+              { size: '4', name: '' },
+            ],
+            unknown_rank: false,
+          },
         });
         expect(Object.keys(defs['logits']?.outputs ?? {})).toEqual(['logits']);
         expect(defs['serving_default']?.method_name).toBe('tensorflow/serving/predict');
@@ -307,7 +330,7 @@ describe.skipIf(!native.available)('native and portable paths agree', () => {
         ['saved', 'tfjs'].map(async (m) => json(await post(`${s.url}/v1/models/${m}:predict`, { signature_name, instances: x })) as { predictions: number[][] }),
       );
       expect(a?.predictions).toHaveLength(32);
-      expectClose(a?.predictions, (b?.predictions ?? []));
+      expectClose(a?.predictions, b?.predictions ?? []);
     }
   });
 

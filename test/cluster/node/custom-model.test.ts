@@ -16,7 +16,13 @@ const NS = `custom-${process.pid}`;
 const MODEL = 'iris-species';
 const MODULE = path.join(ROOT, 'examples/custom-model/iris-classifier.ts');
 // Millimetres, as the example takes them: setosa, versicolor, virginica.
-const V1_MM = { instances: [[51, 35, 14, 2], [68, 28, 48, 14], [63, 33, 60, 25]] };
+const V1_MM = {
+  instances: [
+    [51, 35, 14, 2],
+    [68, 28, 48, 14],
+    [63, 33, 60, 25],
+  ],
+};
 const V2_MM = { inputs: [{ name: 'measurements_mm', shape: [3, 4], datatype: 'FP32', data: V1_MM.instances.flat() }] };
 
 const suite = useKserveSuite(NS, ['--model_name', MODEL, '--model_module', MODULE, '--model_dir', IRIS_DIR]);

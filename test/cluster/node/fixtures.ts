@@ -128,7 +128,13 @@ export function inferenceService(name: string, namespace: string, o: IsvcOptions
 
 export const manifest = (objects: readonly object[]): string => objects.map((o) => JSON.stringify(o)).join('\n---\n');
 
-export const V1_IRIS = { instances: [[6.8, 2.8, 4.8, 1.4], [5.1, 3.5, 1.4, 0.2], [6.3, 3.3, 6.0, 2.5]] };
+export const V1_IRIS = {
+  instances: [
+    [6.8, 2.8, 4.8, 1.4],
+    [5.1, 3.5, 1.4, 0.2],
+    [6.3, 3.3, 6.0, 2.5],
+  ],
+};
 export const V2_IRIS = {
   inputs: [{ name: 'input', shape: [3, 4], datatype: 'FP32', data: V1_IRIS.instances.flat() }],
 };

@@ -66,7 +66,13 @@ const GRAPHS = [
       { serviceName: 'iris', condition: ROUTE_LABELS },
     ],
   }),
-  graph('ensemble', { routerType: 'Ensemble', steps: [{ name: 'species', serviceName: 'species' }, { name: 'iris', serviceName: 'iris' }] }),
+  graph('ensemble', {
+    routerType: 'Ensemble',
+    steps: [
+      { name: 'species', serviceName: 'species' },
+      { name: 'iris', serviceName: 'iris' },
+    ],
+  }),
   graph('splitter', {
     routerType: 'Splitter',
     steps: [
@@ -86,14 +92,18 @@ async function readyGraph(name: string): Promise<{ ig: Obj; base: string }> {
   });
   const base = `http://${await k.clusterIP(name)}`;
   // The Service answers a little after the pod is Ready (kube-proxy's rules lag).
-  await waitFor(async () => (await request(`${base}/readyz`, undefined, 2_000)).status === 200, { timeoutMs: 30_000, intervalMs: 250, description: `${base} routes to the router` });
+  await waitFor(async () => (await request(`${base}/readyz`, undefined, 2_000)).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 250,
+    description: `${base} routes to the router`,
+  });
   return { ig, base };
 }
 
 const json = (body: string): { predictions: unknown[] } => JSON.parse(body) as { predictions: unknown[] };
 
 describe('InferenceGraphs on a real node', () => {
-  it('one graph per router type over two InferenceServices, through the routers\' ClusterIPs', { timeout: 900_000 }, async () => {
+  it("one graph per router type over two InferenceServices, through the routers' ClusterIPs", { timeout: 900_000 }, async () => {
     const { k } = suite;
     await k.apply([species, iris, ...GRAPHS]);
     await Promise.all([k.waitIsvcReady('species'), k.waitIsvcReady('iris')]);
@@ -137,7 +147,7 @@ describe('InferenceGraphs on a real node', () => {
     expect(toSpecies).toBeLessThanOrEqual(350);
   });
 
-  it("a graph naming a missing InferenceService says so in its status and gets no router", { timeout: 300_000 }, async () => {
+  it('a graph naming a missing InferenceService says so in its status and gets no router', { timeout: 300_000 }, async () => {
     const { k } = suite;
     await k.apply([graph('ghost', { routerType: 'Sequence', steps: [{ serviceName: 'absent' }] })]);
     const ig = await waitFor(() => k.getJson(['get', 'inferencegraph', 'ghost', '-n', NS]), {

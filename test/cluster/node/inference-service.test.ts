@@ -104,7 +104,14 @@ describe('InferenceServices on a real node', () => {
     }
     // The controller pods reach the API server as in any cluster: through the `kubernetes`
     // Service, whose endpoint is the API server on the node address.
-    const apiEndpoints = await getJson<{ items: { endpoints: { addresses: string[] }[] }[] }>(['get', 'endpointslices', '-n', 'default', '-l', 'kubernetes.io/service-name=kubernetes']);
+    const apiEndpoints = await getJson<{ items: { endpoints: { addresses: string[] }[] }[] }>([
+      'get',
+      'endpointslices',
+      '-n',
+      'default',
+      '-l',
+      'kubernetes.io/service-name=kubernetes',
+    ]);
     expect(apiEndpoints.items.flatMap((s) => s.endpoints.flatMap((e) => e.addresses))).toEqual([NODE_IP]);
     expect((await getJson(['get', 'service', 'kubernetes', '-n', 'default'])).spec.clusterIP).toBe('10.96.0.1');
     const secret = await getJson(['get', 'secret', 'kserve-ts-webhook-cert', '-n', NS]);
@@ -114,13 +121,10 @@ describe('InferenceServices on a real node', () => {
     const answer = await waitFor(
       () =>
         new Promise<{ status: number; authorized: boolean }>((resolve, reject) => {
-          const req = https.request(
-            { host: ip, port: 443, path: '/readyz', ca, servername: `kserve-ts-webhook.${NS}.svc`, agent: false, timeout: 3_000 },
-            (res) => {
-              res.resume();
-              resolve({ status: res.statusCode ?? 0, authorized: (res.socket as TLSSocket).authorized });
-            },
-          );
+          const req = https.request({ host: ip, port: 443, path: '/readyz', ca, servername: `kserve-ts-webhook.${NS}.svc`, agent: false, timeout: 3_000 }, (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, authorized: (res.socket as TLSSocket).authorized });
+          });
           req.on('timeout', () => req.destroy(new Error('timeout')));
           req.on('error', reject);
           req.end();
@@ -131,46 +135,50 @@ describe('InferenceServices on a real node', () => {
     expect(answer.status).toBeGreaterThan(0);
   });
 
-  it('2. an InferenceService from s3:// with ServiceAccount credentials: storage-initializer injected, Ready with its URL, V1, V2 REST and gRPC through the Service answer as a local server', { timeout: 420_000 }, async () => {
-    // A terminating pod keeps serving for SHUTDOWN_DELAY_S (test 3's rollout relies on it).
-    await apply([inferenceService('iris', APP_NS, { storageUri: 's3://models/iris', args: [`--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`] })]);
-    const isvc = await waitIsvcReady('iris');
-    expect(isvc.status.url).toBe(`http://iris-${APP_NS}.example.com`);
-    expect(isvc.status.address.url).toBe(`http://iris-predictor.${APP_NS}.svc.cluster.local`);
-    expect(isvc.status.clusterServingRuntimeName).toBe('kserve-ts-onnx');
+  it(
+    '2. an InferenceService from s3:// with ServiceAccount credentials: storage-initializer injected, Ready with its URL, V1, V2 REST and gRPC through the Service answer as a local server',
+    { timeout: 420_000 },
+    async () => {
+      // A terminating pod keeps serving for SHUTDOWN_DELAY_S (test 3's rollout relies on it).
+      await apply([inferenceService('iris', APP_NS, { storageUri: 's3://models/iris', args: [`--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`] })]);
+      const isvc = await waitIsvcReady('iris');
+      expect(isvc.status.url).toBe(`http://iris-${APP_NS}.example.com`);
+      expect(isvc.status.address.url).toBe(`http://iris-predictor.${APP_NS}.svc.cluster.local`);
+      expect(isvc.status.clusterServingRuntimeName).toBe('kserve-ts-onnx');
 
-    const [pod] = await readyPods('serving.kserve.io/inferenceservice=iris');
-    const init = (pod!.spec.initContainers as { name: string; image: string; args: string[]; env: { name: string; valueFrom?: any }[] }[])[0]!;
-    expect(init.name).toBe('storage-initializer');
-    expect(init.image).toBe(imageName('storage-initializer'));
-    expect(init.args).toEqual(['s3://models/iris', '/mnt/models']);
-    expect(init.env.find((e) => e.name === 'AWS_ACCESS_KEY_ID')?.valueFrom?.secretKeyRef).toEqual({ name: 's3-credentials', key: 'AWS_ACCESS_KEY_ID' });
-    expect(init.env.find((e) => e.name === 'S3_ENDPOINT')).toBeDefined();
+      const [pod] = await readyPods('serving.kserve.io/inferenceservice=iris');
+      const init = (pod!.spec.initContainers as { name: string; image: string; args: string[]; env: { name: string; valueFrom?: any }[] }[])[0]!;
+      expect(init.name).toBe('storage-initializer');
+      expect(init.image).toBe(imageName('storage-initializer'));
+      expect(init.args).toEqual(['s3://models/iris', '/mnt/models']);
+      expect(init.env.find((e) => e.name === 'AWS_ACCESS_KEY_ID')?.valueFrom?.secretKeyRef).toEqual({ name: 's3-credentials', key: 'AWS_ACCESS_KEY_ID' });
+      expect(init.env.find((e) => e.name === 'S3_ENDPOINT')).toBeDefined();
 
-    const ip = await clusterIP('iris-predictor');
-    const base = `http://${ip}`;
-    await waitRoutable(base, 'iris');
-    const v1 = await request(`${base}/v1/models/iris:predict`, V1_IRIS);
-    expect(v1.status, v1.body).toBe(200);
-    expect(JSON.parse(v1.body)).toEqual(await localAnswer('/v1/models/iris:predict', V1_IRIS));
-    const v2 = await request(`${base}/v2/models/iris/infer`, V2_IRIS);
-    expect(v2.status, v2.body).toBe(200);
-    const want = (await localAnswer('/v2/models/iris/infer', V2_IRIS)) as { outputs: unknown[] };
-    expect((JSON.parse(v2.body) as { outputs: unknown[] }).outputs).toEqual(want.outputs);
+      const ip = await clusterIP('iris-predictor');
+      const base = `http://${ip}`;
+      await waitRoutable(base, 'iris');
+      const v1 = await request(`${base}/v1/models/iris:predict`, V1_IRIS);
+      expect(v1.status, v1.body).toBe(200);
+      expect(JSON.parse(v1.body)).toEqual(await localAnswer('/v1/models/iris:predict', V1_IRIS));
+      const v2 = await request(`${base}/v2/models/iris/infer`, V2_IRIS);
+      expect(v2.status, v2.body).toBe(200);
+      const want = (await localAnswer('/v2/models/iris/infer', V2_IRIS)) as { outputs: unknown[] };
+      expect((JSON.parse(v2.body) as { outputs: unknown[] }).outputs).toEqual(want.outputs);
 
-    const remote = grpcClient(`${ip}:8081`);
-    const host = grpcClient(local.grpcAddress!);
-    try {
-      const a = await remote.infer(grpcIris('iris'));
-      const b = await host.infer(grpcIris('iris'));
-      expect(a.outputs.length).toBe(2);
-      expect(a.outputs).toEqual(b.outputs);
-      expect(a.raw_output_contents).toEqual(b.raw_output_contents);
-    } finally {
-      remote.close();
-      host.close();
-    }
-  });
+      const remote = grpcClient(`${ip}:8081`);
+      const host = grpcClient(local.grpcAddress!);
+      try {
+        const a = await remote.infer(grpcIris('iris'));
+        const b = await host.infer(grpcIris('iris'));
+        expect(a.outputs.length).toBe(2);
+        expect(a.outputs).toEqual(b.outputs);
+        expect(a.raw_output_contents).toEqual(b.raw_output_contents);
+      } finally {
+        remote.close();
+        host.close();
+      }
+    },
+  );
 
   it('2b. kubectl port-forward to the predictor Service answers as a local server', async () => {
     const { kubectl } = await ensureKubeBinaries();
@@ -218,7 +226,16 @@ describe('InferenceServices on a real node', () => {
       }
     })();
     const before = await getJson(['get', 'deployment', 'iris-predictor', '-n', APP_NS]);
-    await node.kubectlOk(['patch', 'inferenceservice', 'iris', '-n', APP_NS, '--type=merge', '-p', JSON.stringify({ spec: { predictor: { model: { storageUri: 's3://models/iris-v2' } } } })]);
+    await node.kubectlOk([
+      'patch',
+      'inferenceservice',
+      'iris',
+      '-n',
+      APP_NS,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { predictor: { model: { storageUri: 's3://models/iris-v2' } } } }),
+    ]);
     try {
       await waitFor(
         async () => {
@@ -255,7 +272,16 @@ describe('InferenceServices on a real node', () => {
 
   it('4. deleting the InferenceService garbage-collects every object it owns', async () => {
     const owned = async (): Promise<string[]> => {
-      const r = await node.kubectlOk(['get', 'deployments,replicasets,pods,services,horizontalpodautoscalers,ingresses', '-n', APP_NS, '-l', 'serving.kserve.io/inferenceservice=iris', '-o', 'name']);
+      const r = await node.kubectlOk([
+        'get',
+        'deployments,replicasets,pods,services,horizontalpodautoscalers,ingresses',
+        '-n',
+        APP_NS,
+        '-l',
+        'serving.kserve.io/inferenceservice=iris',
+        '-o',
+        'name',
+      ]);
       return r.split('\n').filter(Boolean);
     };
     expect((await owned()).length).toBeGreaterThan(0);
@@ -292,7 +318,10 @@ describe('InferenceServices on a real node', () => {
       inferenceService('no-bucket', APP_NS, { storageUri: 's3://no-such-bucket/iris' }),
       inferenceService('no-object', APP_NS, { storageUri: 's3://models/no-such-model' }),
     ]);
-    for (const [name, what] of [['no-bucket', /no-such-bucket/], ['no-object', /no-such-model/]] as const) {
+    for (const [name, what] of [
+      ['no-bucket', /no-such-bucket/],
+      ['no-object', /no-such-model/],
+    ] as const) {
       const isvc = await waitFor(() => getJson(['get', 'inferenceservice', name, '-n', APP_NS]), {
         timeoutMs: 180_000,
         intervalMs: 1_000,

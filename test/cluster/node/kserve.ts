@@ -96,7 +96,9 @@ export async function useKserve(namespace: string): Promise<KserveOnNode> {
   await waitFor(() => reachable(webhookIp, 443), { timeoutMs: 60_000, intervalMs: 250, description: `the webhook Service ${webhookIp}:443` });
   await node.kubectlOk(['create', 'namespace', namespace]);
   const readyPods = async (selector: string): Promise<Obj[]> =>
-    (await getJson<{ items: Obj[] }>(['get', 'pods', '-n', namespace, '-l', selector])).items.filter((p) => condition(p, 'Ready')?.status === 'True' && !(p.metadata as { deletionTimestamp?: string }).deletionTimestamp);
+    (await getJson<{ items: Obj[] }>(['get', 'pods', '-n', namespace, '-l', selector])).items.filter(
+      (p) => condition(p, 'Ready')?.status === 'True' && !(p.metadata as { deletionTimestamp?: string }).deletionTimestamp,
+    );
   return {
     node,
     namespace,

@@ -41,15 +41,13 @@ export async function useKubeNode(): Promise<KubeNode> {
   if (!wasUp) console.log(`kube-node: up in ${Date.now() - startedAt} ms`);
   const [bins, helm] = await Promise.all([ensureKubeBinaries(), ensureHelmTools()]);
   const cache = mkdtempSync(path.join(os.tmpdir(), 'kserve-ts-kubectl-'));
-  const kubectl = (args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult> =>
-    runKubectl(bins.kubectl, ['--kubeconfig', kubeconfigPath, ...args], cache, opts);
+  const kubectl = (args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult> => runKubectl(bins.kubectl, ['--kubeconfig', kubeconfigPath, ...args], cache, opts);
   const kubectlOk = async (args: readonly string[], opts?: KubectlOptions): Promise<string> => {
     const r = await kubectl(args, opts);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited with ${r.code}: ${r.stderr.trim()}`);
     return r.stdout;
   };
-  const helmRun = (args: readonly string[], timeoutMs = 180_000): Promise<KubectlResult> =>
-    run(helm.helm, [...args, '--kubeconfig', kubeconfigPath], timeoutMs);
+  const helmRun = (args: readonly string[], timeoutMs = 180_000): Promise<KubectlResult> => run(helm.helm, [...args, '--kubeconfig', kubeconfigPath], timeoutMs);
   return {
     kubeconfigPath,
     helm,

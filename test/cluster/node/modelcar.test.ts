@@ -45,7 +45,10 @@ describe('modelcars on a real node', () => {
     const server = spec.containers.find((c) => c.name === 'kserve-container')!;
     expect(server.env).toContainEqual({ name: 'MODEL_INIT_MODE', value: 'async' });
     // Both containers ran: the pre-fetch check passed and the sidecar is up.
-    const statuses = (pod as Obj).status as { initContainerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[]; containerStatuses: { name: string; ready: boolean }[] };
+    const statuses = (pod as Obj).status as {
+      initContainerStatuses: { name: string; state: { terminated?: { exitCode: number } } }[];
+      containerStatuses: { name: string; ready: boolean }[];
+    };
     expect(statuses.initContainerStatuses.find((s) => s.name === 'modelcar-init')?.state.terminated?.exitCode).toBe(0);
     expect(statuses.containerStatuses.find((s) => s.name === 'modelcar')?.ready).toBe(true);
 

@@ -32,7 +32,7 @@ function waitReason(name: string, reason: string): Promise<Obj> {
 }
 
 describe('a predictor that cannot run says why', () => {
-  it('more CPU than the node has: the scheduler\'s message, in PredictorReady and Ready', { timeout: 300_000 }, async () => {
+  it("more CPU than the node has: the scheduler's message, in PredictorReady and Ready", { timeout: 300_000 }, async () => {
     const { k } = suite;
     const node = await k.getJson(['get', 'node', 'knode']);
     const cores = Number(node.status.allocatable.cpu);
@@ -54,11 +54,9 @@ describe('a predictor that cannot run says why', () => {
     expect(condition(o, 'Ready')).toMatchObject({ status: 'False', message: `predictor not ready: Unschedulable: ${predictor?.message}` });
   });
 
-  it('an image that is not on the node: the kubelet\'s ErrImageNeverPull', { timeout: 300_000 }, async () => {
+  it("an image that is not on the node: the kubelet's ErrImageNeverPull", { timeout: 300_000 }, async () => {
     const { k } = suite;
-    await k.apply([
-      isvc('no-image', { containers: [{ name: 'kserve-container', image: 'kserve-ts-never-built:0.0.0', imagePullPolicy: 'Never', resources: SMALL }] }),
-    ]);
+    await k.apply([isvc('no-image', { containers: [{ name: 'kserve-container', image: 'kserve-ts-never-built:0.0.0', imagePullPolicy: 'Never', resources: SMALL }] })]);
     const o = await waitReason('no-image', 'ErrImageNeverPull');
     expect(condition(o, 'PredictorReady')?.message).toMatch(
       /^pod no-image-predictor-\S+, container kserve-container: Container image "kserve-ts-never-built:0\.0\.0" is not present with pull policy of Never$/,
@@ -70,7 +68,13 @@ describe('a predictor that cannot run says why', () => {
     await k.apply([
       isvc('crashing', {
         containers: [
-          { name: 'kserve-container', image: imageName('server'), imagePullPolicy: 'IfNotPresent', args: ['--model_name', 'crashing', '--model_dir', '/nonexistent'], resources: SMALL },
+          {
+            name: 'kserve-container',
+            image: imageName('server'),
+            imagePullPolicy: 'IfNotPresent',
+            args: ['--model_name', 'crashing', '--model_dir', '/nonexistent'],
+            resources: SMALL,
+          },
         ],
       }),
     ]);

@@ -13,7 +13,13 @@ import { type Obj, request, useKserveSuite, waitRoutable } from './kserve.js';
 const NS = `transformer-${process.pid}`;
 const NAME = 'iris-tx';
 // Millimetres: setosa, versicolor, virginica (the same rows as the custom-model suite).
-const V1_MM = { instances: [[51, 35, 14, 2], [68, 28, 48, 14], [63, 33, 60, 25]] };
+const V1_MM = {
+  instances: [
+    [51, 35, 14, 2],
+    [68, 28, 48, 14],
+    [63, 33, 60, 25],
+  ],
+};
 const V2_MM = { inputs: [{ name: 'measurements_mm', shape: [3, 4], datatype: 'FP32', data: V1_MM.instances.flat() }] };
 const SPECIES = ['setosa', 'versicolor', 'virginica'];
 const SMALL = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } };

@@ -153,11 +153,7 @@ async function startOnce(binaries: KubeBinaries, opts: ControlPlaneOptions): Pro
     // Static tokens: token,user,uid,"groups".
     const token = randomBytes(24).toString('hex');
     const kcmToken = randomBytes(24).toString('hex');
-    fs.writeFileSync(
-      path.join(certDir, 'tokens.csv'),
-      `${token},admin,admin,"system:masters"\n` +
-        `${kcmToken},system:kube-controller-manager,kcm,"system:masters"\n`,
-    );
+    fs.writeFileSync(path.join(certDir, 'tokens.csv'), `${token},admin,admin,"system:masters"\n` + `${kcmToken},system:kube-controller-manager,kcm,"system:masters"\n`);
 
     const server = `https://127.0.0.1:${apiPort}`;
     const apiserverArgs = [
@@ -230,8 +226,7 @@ async function startOnce(binaries: KubeBinaries, opts: ControlPlaneOptions): Pro
       token,
       dir,
       binaries,
-      kubectl: (args, kopts) =>
-        runKubectl(binaries.kubectl, ['--kubeconfig', kubeconfigPath, ...args], kubectlCache, kopts),
+      kubectl: (args, kopts) => runKubectl(binaries.kubectl, ['--kubeconfig', kubeconfigPath, ...args], kubectlCache, kopts),
       async stopApiServer(sopts) {
         await procs.apiserver?.stop(sopts?.graceMs ?? 2_000);
       },
@@ -348,12 +343,7 @@ async function freePorts(n: number): Promise<number[]> {
 }
 
 /** Runs kubectl with `args` (include --kubeconfig); resolves with its exit code and output, never rejects on a non-zero exit. */
-export function runKubectl(
-  kubectl: string,
-  args: readonly string[],
-  cacheDir: string,
-  opts: KubectlOptions = {},
-): Promise<KubectlResult> {
+export function runKubectl(kubectl: string, args: readonly string[], cacheDir: string, opts: KubectlOptions = {}): Promise<KubectlResult> {
   return runProcess(kubectl, args, { ...opts, env: { ...process.env, KUBECONFIG: '', KUBECACHEDIR: cacheDir } });
 }
 
@@ -361,11 +351,7 @@ export function runKubectl(
  * Runs a command to completion with `input` on its stdin; resolves with its exit code and
  * output (never rejects on a non-zero exit), killed with SIGKILL after `timeoutMs` (60 s).
  */
-export function runProcess(
-  cmd: string,
-  args: readonly string[],
-  opts: KubectlOptions & { env?: NodeJS.ProcessEnv } = {},
-): Promise<KubectlResult> {
+export function runProcess(cmd: string, args: readonly string[], opts: KubectlOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       stdio: ['pipe', 'pipe', 'pipe'],

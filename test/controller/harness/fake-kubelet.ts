@@ -86,10 +86,8 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
   await registerNode(core, nodeName);
 
   const ns = opts.namespace;
-  const informer = makeInformer<V1Pod>(
-    kubeConfig,
-    ns ? `/api/v1/namespaces/${ns}/pods` : '/api/v1/pods',
-    () => (ns ? core.listNamespacedPod({ namespace: ns }) : core.listPodForAllNamespaces()),
+  const informer = makeInformer<V1Pod>(kubeConfig, ns ? `/api/v1/namespaces/${ns}/pods` : '/api/v1/pods', () =>
+    ns ? core.listNamespacedPod({ namespace: ns }) : core.listPodForAllNamespaces(),
   );
 
   let stopped = false;
@@ -198,8 +196,7 @@ export async function startFakeKubelet(kubeConfig: KubeConfig, opts: FakeKubelet
  */
 function insufficient(pod: V1Pod): string[] {
   const spec = pod.spec;
-  const requested = (c: V1Container, resource: string): number =>
-    quantity(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? '0');
+  const requested = (c: V1Container, resource: string): number => quantity(c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource] ?? '0');
   const inits = spec?.initContainers ?? [];
   const running = [...(spec?.containers ?? []), ...inits.filter((c) => c.restartPolicy === 'Always')];
   return (['cpu', 'memory'] as const).filter((resource) => {
@@ -286,7 +283,10 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
   const failing =
     failure === undefined || inits.length === 0
       ? -1
-      : Math.max(0, inits.findIndex((c) => c.name === (failure.container ?? DEFAULT_FAILING)));
+      : Math.max(
+          0,
+          inits.findIndex((c) => c.name === (failure.container ?? DEFAULT_FAILING)),
+        );
   const failed = failing >= 0;
   const base = (name: string, image: string): V1ContainerStatus => ({
     name,
@@ -332,7 +332,13 @@ function runningStatus(pod: V1Pod, podIP: string, failure: InitFailure | undefin
     };
   });
   // The crash-looping container, once init containers are done; unknown names crash the first.
-  const crashing = failed || crash === undefined ? -1 : Math.max(0, containers.findIndex((c) => c.name === crash.container));
+  const crashing =
+    failed || crash === undefined
+      ? -1
+      : Math.max(
+          0,
+          containers.findIndex((c) => c.name === crash.container),
+        );
   const containerStatuses: V1ContainerStatus[] = containers.map((c, i) => {
     const s = base(c.name, c.image ?? '');
     if (failed) return waiting(s);

@@ -4,12 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CertificateError,
-  generateSelfSignedCertificates,
-  loadCertificates,
-  serviceDnsNames,
-} from '../../../controller/webhooks/certificates.js';
+import { CertificateError, generateSelfSignedCertificates, loadCertificates, serviceDnsNames } from '../../../controller/webhooks/certificates.js';
 import * as der from '../../../controller/webhooks/der.js';
 
 const hex = (b: Buffer): string => b.toString('hex');

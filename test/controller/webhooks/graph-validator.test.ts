@@ -24,12 +24,54 @@ describe("KServe's rules and messages", () => {
     ['name includes spaces', graph('abc 123', root(seq([]))), graphMessages.invalidName('abc 123')],
     ['without root node', graph('foo-bar', { other: seq([]) }), graphMessages.rootNotFound()],
     ['with root node', graph('foo-bar', root(seq([]))), undefined],
-    ['invalid weight for splitter', graph('foo-bar', root({ routerType: 'Splitter', steps: [{ serviceName: 'a', weight: 30 }, { serviceName: 'b', weight: 50 }] })), graphMessages.invalidWeight('foo-bar', 'root')],
-    ['weight missing in splitter', graph('foo-bar', root({ routerType: 'Splitter', steps: [{ serviceName: 'test' }] })), graphMessages.weightNotProvided('foo-bar', 'root', 'test')],
-    ['simple splitter', graph('foo-bar', root({ routerType: 'Splitter', steps: [{ serviceName: 'a', weight: 30 }, { serviceName: 'b', weight: 70 }] })), undefined],
+    [
+      'invalid weight for splitter',
+      graph(
+        'foo-bar',
+        root({
+          routerType: 'Splitter',
+          steps: [
+            { serviceName: 'a', weight: 30 },
+            { serviceName: 'b', weight: 50 },
+          ],
+        }),
+      ),
+      graphMessages.invalidWeight('foo-bar', 'root'),
+    ],
+    [
+      'weight missing in splitter',
+      graph('foo-bar', root({ routerType: 'Splitter', steps: [{ serviceName: 'test' }] })),
+      graphMessages.weightNotProvided('foo-bar', 'root', 'test'),
+    ],
+    [
+      'simple splitter',
+      graph(
+        'foo-bar',
+        root({
+          routerType: 'Splitter',
+          steps: [
+            { serviceName: 'a', weight: 30 },
+            { serviceName: 'b', weight: 70 },
+          ],
+        }),
+      ),
+      undefined,
+    ],
     ['step inference target not provided', graph('foo-bar', root(seq([{}]))), graphMessages.targetNotProvided(0, '', 'root', 'foo-bar')],
     ['invalid inference graph target', graph('foo-bar', root(seq([{ serviceName: 'a', serviceUrl: 'http://b' }]))), graphMessages.invalidTarget(0, '', 'root', 'foo-bar')],
-    ['duplicate step name', graph('foo-bar', root(seq([{ name: 'step1', serviceName: 'a' }, { name: 'step1', serviceName: 'b' }]))), graphMessages.duplicateStepName('root', 'foo-bar', 'step1')],
+    [
+      'duplicate step name',
+      graph(
+        'foo-bar',
+        root(
+          seq([
+            { name: 'step1', serviceName: 'a' },
+            { name: 'step1', serviceName: 'b' },
+          ]),
+        ),
+      ),
+      graphMessages.duplicateStepName('root', 'foo-bar', 'step1'),
+    ],
   ])('%s', (_name, ig, want) => {
     expect(validateInferenceGraph(ig)).toBe(want);
   });
@@ -78,6 +120,8 @@ describe('the admission handler', () => {
   });
 
   it('a field of the wrong JSON type is a 400 naming it, before any rule', async () => {
-    await expect(handler(request({ metadata: { name: 'g' }, spec: { nodes: { root: { routerType: 'Sequence', steps: [{ weight: '50' }] } } } }))).rejects.toThrow('spec.nodes["root"].steps[0].weight must be a number, got string');
+    await expect(handler(request({ metadata: { name: 'g' }, spec: { nodes: { root: { routerType: 'Sequence', steps: [{ weight: '50' }] } } } }))).rejects.toThrow(
+      'spec.nodes["root"].steps[0].weight must be a number, got string',
+    );
   });
 });

@@ -9,8 +9,24 @@ describe('diff', () => {
     ['replaced scalar', { a: 1 }, { a: '1' }, [{ op: 'replace', path: '/a', value: '1' }]],
     ['object becomes array', { a: {} }, { a: [] }, [{ op: 'replace', path: '/a', value: [] }]],
     ['null to value', { a: null }, { a: 0 }, [{ op: 'replace', path: '/a', value: 0 }]],
-    ['appended elements', { l: [1] }, { l: [1, 2, 3] }, [{ op: 'add', path: '/l/1', value: 2 }, { op: 'add', path: '/l/2', value: 3 }]],
-    ['removed tail, highest index first', { l: [1, 2, 3] }, { l: [1] }, [{ op: 'remove', path: '/l/2' }, { op: 'remove', path: '/l/1' }]],
+    [
+      'appended elements',
+      { l: [1] },
+      { l: [1, 2, 3] },
+      [
+        { op: 'add', path: '/l/1', value: 2 },
+        { op: 'add', path: '/l/2', value: 3 },
+      ],
+    ],
+    [
+      'removed tail, highest index first',
+      { l: [1, 2, 3] },
+      { l: [1] },
+      [
+        { op: 'remove', path: '/l/2' },
+        { op: 'remove', path: '/l/1' },
+      ],
+    ],
     ['nested change inside an element', { l: [{ n: 'a', v: 1 }] }, { l: [{ n: 'a', v: 2 }] }, [{ op: 'replace', path: '/l/0/v', value: 2 }]],
     [
       'keys with / and ~ are escaped (RFC 6901)',

@@ -56,7 +56,13 @@ describe('pod webhook rejections', () => {
     ['PVC URI without a claim', pod({ [SOURCE_URI]: 'pvc:///models' }), [], 400, "invalid PVC storage URI 'pvc:///models'"],
     ['PVC URI whose path leaves the claim (no subPath: ../etc patch)', pod({ [SOURCE_URI]: 'pvc://claim/../../etc' }), [], 400, "invalid PVC storage URI 'pvc://claim/../../etc'"],
     ['PVC URI with .. as the claim', pod({ [SOURCE_URI]: 'pvc://../etc' }), [], 400, "invalid PVC storage URI 'pvc://../etc'"],
-    ['secret listed by the ServiceAccount is missing', pod({ [SOURCE_URI]: 's3://b/m' }), [serviceAccount(['gone'])], 400, "secret 'default/gone' (listed by service account 'default') not found"],
+    [
+      'secret listed by the ServiceAccount is missing',
+      pod({ [SOURCE_URI]: 's3://b/m' }),
+      [serviceAccount(['gone'])],
+      400,
+      "secret 'default/gone' (listed by service account 'default') not found",
+    ],
     [
       'secret named by annotation is missing',
       pod({ [SOURCE_URI]: 's3://b/m', 'serving.kserve.io/secretName': 'nope' }),
@@ -118,14 +124,26 @@ describe('pod webhook rejections', () => {
       pod({ [SOURCE_URI]: 'oci://robot:s3cret@registry.example.com/models/iris:1' }),
       [],
       400,
-      "cannot serve 'oci://registry.example.com/models/iris:1': OCI modelcars is not enabled (set \"enableModelcar\": true in the storageInitializer key",
+      'cannot serve \'oci://registry.example.com/models/iris:1\': OCI modelcars is not enabled (set "enableModelcar": true in the storageInitializer key',
     ],
-    ['oci:// with user info is no image reference', pod({ [SOURCE_URI]: 'oci://robot:s3cret@registry.example.com/m:1' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://registry.example.com/m:1'"],
+    [
+      'oci:// with user info is no image reference',
+      pod({ [SOURCE_URI]: 'oci://robot:s3cret@registry.example.com/m:1' }),
+      [MODELCARS_ON],
+      400,
+      "invalid OCI storage URI 'oci://registry.example.com/m:1'",
+    ],
     ['oci:// naming no image', pod({ [SOURCE_URI]: 'oci://' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://'"],
     // The image is written into the init container's `sh -c` line: no quote may reach it.
-    ["oci:// image with shell characters", pod({ [SOURCE_URI]: "oci://registry/m:1';reboot;'" }), [MODELCARS_ON], 400, 'invalid OCI storage URI'],
+    ['oci:// image with shell characters', pod({ [SOURCE_URI]: "oci://registry/m:1';reboot;'" }), [MODELCARS_ON], 400, 'invalid OCI storage URI'],
     ['oci:// image with a query', pod({ [SOURCE_URI]: 'oci://registry/m:1?token=x' }), [MODELCARS_ON], 400, "invalid OCI storage URI 'oci://registry/m:1?…'"],
-    ['oci:// without a model container', pod({ [SOURCE_URI]: 'oci://registry/m:1' }, ['sidecar']), [MODELCARS_ON], 400, "the pod has no container named 'kserve-container' or 'worker-container'"],
+    [
+      'oci:// without a model container',
+      pod({ [SOURCE_URI]: 'oci://registry/m:1' }, ['sidecar']),
+      [MODELCARS_ON],
+      400,
+      "the pod has no container named 'kserve-container' or 'worker-container'",
+    ],
   ];
 
   it.each(cases)('%s', async (_name, p, objects, code, message) => {
@@ -141,7 +159,7 @@ describe('pod webhook rejections', () => {
     };
     await expect(handler([], failing)(request(pod({ [SOURCE_URI]: 's3://b/m' })))).rejects.toMatchObject({
       code: 500,
-      message: "reading service account 'default/default' failed: serviceaccounts \"default\" is forbidden",
+      message: 'reading service account \'default/default\' failed: serviceaccounts "default" is forbidden',
     });
   });
 
@@ -194,20 +212,16 @@ describe('pod webhook requests', () => {
   it('runs the mutators in order and answers with one patch for all of them', async () => {
     const cluster = fakeCluster();
     const order: string[] = [];
-    const { pod: result, patch } = await mutatePod(
-      pod({}),
-      { namespace: 'default', config: cluster.config, credentials: cluster.source, controllerNamespace: 'kserve' },
-      [
-        (p) => {
-          order.push('first');
-          p.metadata!.labels!['first'] = 'yes';
-        },
-        async (p) => {
-          order.push('second');
-          p.spec!.containers[0]!.env = [{ name: 'X', value: p.metadata!.labels!['first'] }];
-        },
-      ],
-    );
+    const { pod: result, patch } = await mutatePod(pod({}), { namespace: 'default', config: cluster.config, credentials: cluster.source, controllerNamespace: 'kserve' }, [
+      (p) => {
+        order.push('first');
+        p.metadata!.labels!['first'] = 'yes';
+      },
+      async (p) => {
+        order.push('second');
+        p.spec!.containers[0]!.env = [{ name: 'X', value: p.metadata!.labels!['first'] }];
+      },
+    ]);
     expect(order).toEqual(['first', 'second']);
     expect(patch).toEqual([
       { op: 'add', path: '/metadata/labels/first', value: 'yes' },

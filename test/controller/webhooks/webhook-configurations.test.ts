@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  mutatingWebhookConfiguration,
-  validatingWebhookConfiguration,
-  WEBHOOK_PATHS,
-} from '../../../controller/webhooks/webhook-configurations.js';
+import { mutatingWebhookConfiguration, validatingWebhookConfiguration, WEBHOOK_PATHS } from '../../../controller/webhooks/webhook-configurations.js';
 
 const caBundle = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 

@@ -62,18 +62,15 @@ const replies: string[] = [];
 
 function post(port: number, path: string, body: string): Promise<{ status: number; body: string; json: () => any }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          replies.push(text);
-          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
-        });
-      },
-    );
+    const req = httpsRequest({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        replies.push(text);
+        resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+      });
+    });
     req.on('error', reject);
     req.end(body);
   });
@@ -151,7 +148,7 @@ function paths(doc: unknown, shape: Shape | undefined, prefix: (string | number)
     return out;
   }
   const fields = shape && typeof shape === 'object' && 'fields' in shape ? shape.fields : {};
-  const keys = new Set([...Object.keys(doc && typeof doc === 'object' ? (doc) : {}), ...Object.keys(fields)]);
+  const keys = new Set([...Object.keys(doc && typeof doc === 'object' ? doc : {}), ...Object.keys(fields)]);
   if (shape && typeof shape === 'object' && 'list' in shape && doc === undefined) {
     paths(undefined, shape.list, [...prefix, 0], out);
     return out;
@@ -228,7 +225,9 @@ describe('hostile admission input', () => {
   it('names the field path and the types in the denial', async () => {
     const object = pod();
     object.spec.containers[0].env[0].value = 12;
-    const { response } = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'named', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object }))).json();
+    const { response } = (
+      await post(port, WEBHOOK_PATHS.pods, review({ uid: 'named', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object }))
+    ).json();
     expect(response).toEqual({
       uid: 'named',
       allowed: false,
@@ -236,7 +235,13 @@ describe('hostile admission input', () => {
     });
     const bad = isvc();
     bad.spec.predictor.minReplicas = '2';
-    const v = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'isvc', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: bad }))).json();
+    const v = (
+      await post(
+        port,
+        WEBHOOK_PATHS.isvcValidator,
+        review({ uid: 'isvc', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: bad }),
+      )
+    ).json();
     expect(v.response.status).toEqual({ code: 400, reason: 'BadRequest', message: 'InferenceService is malformed: spec.predictor.minReplicas must be a number, got string' });
   });
 
@@ -267,7 +272,7 @@ describe('hostile admission input', () => {
     }
   });
 
-  it("the denial names what the webhook serves, whatever request.kind the caller wrote (#27)", async () => {
+  it('the denial names what the webhook serves, whatever request.kind the caller wrote (#27)', async () => {
     const bad = isvc();
     bad.spec.predictor.minReplicas = '2';
     for (const kind of [{ group: '', version: 'v1', kind: 'Pod' }, undefined]) {
@@ -278,7 +283,9 @@ describe('hostile admission input', () => {
     }
     const object = pod();
     object.spec.containers[0].env[0].value = 12;
-    const { response } = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'p', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))).json();
+    const { response } = (
+      await post(port, WEBHOOK_PATHS.pods, review({ uid: 'p', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))
+    ).json();
     expect(response.status.message).toBe('Pod is malformed: spec.containers[0].env[0].value must be a string, got number');
   });
 
@@ -294,17 +301,31 @@ describe('hostile admission input', () => {
     const object = isvc();
     object.spec.predictor.model.storageUri = `oci+native://robot:${URI_PASSWORD}@registry.local/models/iris?sig=${URI_SIGNATURE}`;
     delete object.spec.predictor.model.storage;
-    const { response } = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }))).json();
+    const { response } = (
+      await post(
+        port,
+        WEBHOOK_PATHS.isvcValidator,
+        review({ uid: 'uri', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object }),
+      )
+    ).json();
     expect(response.allowed).toBe(false);
     expect(response.status.message).toContain("unsupported storage URI scheme 'oci+native://' in 'oci+native://registry.local/models/iris?…'");
     const gs = isvc();
     gs.spec.predictor.model.storageUri = `gs://bucket/iris?token=${URI_SIGNATURE}`;
-    const withSpec = (await post(port, WEBHOOK_PATHS.isvcValidator, review({ uid: 'uri2', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: gs }))).json();
+    const withSpec = (
+      await post(
+        port,
+        WEBHOOK_PATHS.isvcValidator,
+        review({ uid: 'uri2', kind: { group: 'serving.kserve.io', version: 'v1beta1', kind: 'InferenceService' }, operation: 'CREATE', object: gs }),
+      )
+    ).json();
     expect(withSpec.response.status.message).toContain("storageUri 'gs://bucket/iris?…' must be an s3:// URI");
   });
 
   it('injects credentials as references and reports a broken storage secret without quoting it', async () => {
-    const ok = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'creds', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object: pod() }))).json();
+    const ok = (
+      await post(port, WEBHOOK_PATHS.pods, review({ uid: 'creds', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object: pod() }))
+    ).json();
     expect(ok.response.allowed).toBe(true);
     const patch = Buffer.from(ok.response.patch, 'base64').toString('utf8');
     expect(patch).toContain('secretKeyRef');
@@ -316,7 +337,9 @@ describe('hostile admission input', () => {
       'internal.serving.kserve.io/storage-spec': 'true',
       'internal.serving.kserve.io/storage-spec-key': 'broken',
     };
-    const denied = (await post(port, WEBHOOK_PATHS.pods, review({ uid: 'broken', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object: spec }))).json();
+    const denied = (
+      await post(port, WEBHOOK_PATHS.pods, review({ uid: 'broken', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'models', operation: 'CREATE', object: spec }))
+    ).json();
     expect(denied.response.allowed).toBe(false);
     expect(denied.response.status.message).toMatch(/key 'broken' of storage secret 'storage-config' is not valid JSON/);
   });

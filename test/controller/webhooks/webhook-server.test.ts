@@ -198,7 +198,11 @@ describe('webhook server', () => {
     ['not JSON', '{"apiVersion": ', 'bad AdmissionReview: request body is not valid JSON'],
     ['a JSON array', '[]', 'bad AdmissionReview: body must be a JSON AdmissionReview object'],
     ['another kind', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'Pod' }), "bad AdmissionReview: kind must be 'AdmissionReview', got 'Pod'"],
-    ['an unknown version', JSON.stringify({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: {} }), 'apiVersion must be one of admission.k8s.io/v1, admission.k8s.io/v1beta1'],
+    [
+      'an unknown version',
+      JSON.stringify({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: {} }),
+      'apiVersion must be one of admission.k8s.io/v1, admission.k8s.io/v1beta1',
+    ],
     ['no request', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'bad AdmissionReview: request is missing'],
     ['no uid', review({ operation: 'CREATE' }), 'bad AdmissionReview: request.uid must be a non-empty string'],
     ['a bad operation', review({ uid: 'x', operation: 'PATCH' }), "request.operation 'PATCH' is not one of"],

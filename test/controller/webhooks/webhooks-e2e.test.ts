@@ -8,13 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCredentialsConfig } from '../../../controller/config/credentials.js';
 import { parseStorageInitializerConfig } from '../../../controller/config/storage-initializer.js';
-import {
-  applyWebhookConfigurations,
-  createWebhooks,
-  generateSelfSignedCertificates,
-  kubeCredentialSource,
-  type WebhookServer,
-} from '../../../controller/webhooks/index.js';
+import { applyWebhookConfigurations, createWebhooks, generateSelfSignedCertificates, kubeCredentialSource, type WebhookServer } from '../../../controller/webhooks/index.js';
 import { startControlPlane, type TestControlPlane, waitFor } from '../harness/index.js';
 
 const NS = 'webhook-e2e';
@@ -81,10 +75,11 @@ beforeAll(async () => {
   await core.createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: 'default' }, secrets: [{ name: 's3-creds' }] } });
 
   // The API server picks up webhook configurations asynchronously: wait until a dry run is mutated.
-  await waitFor(
-    async () => core.createNamespacedPod({ namespace: NS, body: pod('probe', { [SOURCE_URI]: 'gs://m' }), dryRun: 'All' }),
-    { until: (p) => (p.spec?.initContainers ?? []).length > 0, description: 'the pod webhook to be called', timeoutMs: 30_000 },
-  );
+  await waitFor(async () => core.createNamespacedPod({ namespace: NS, body: pod('probe', { [SOURCE_URI]: 'gs://m' }), dryRun: 'All' }), {
+    until: (p) => (p.spec?.initContainers ?? []).length > 0,
+    description: 'the pod webhook to be called',
+    timeoutMs: 30_000,
+  });
 }, 45 * 60_000);
 
 afterAll(async () => {
@@ -118,14 +113,20 @@ describe('webhooks against a real kube-apiserver', () => {
 
   it('rejects a pod it cannot mutate with the reason', async () => {
     const failed = core.createNamespacedPod({ namespace: NS, body: pod('broken', { [SOURCE_URI]: 's3://models/iris' }, true, 'sidecar') });
-    const err = await failed.then(() => undefined, (e: unknown) => e);
+    const err = await failed.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeDefined();
     expect(rejection(err)).toContain("the pod has no container named 'kserve-container' or 'worker-container'");
   });
 
   it('refuses an oci:// pod while modelcars are disabled, with the switch to turn', async () => {
     const failed = core.createNamespacedPod({ namespace: NS, body: pod('oci-off', { [SOURCE_URI]: 'oci://registry.local/models/iris:1' }) });
-    const err = await failed.then(() => undefined, (e: unknown) => e);
+    const err = await failed.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeDefined();
     expect(rejection(err)).toContain("cannot serve 'oci://registry.local/models/iris:1': OCI modelcars is not enabled");
   });
@@ -196,7 +197,10 @@ describe('webhooks against a real kube-apiserver', () => {
           spec: { predictor: { model: { modelFormat: { name: 'huggingface' }, storageUri: 'ftp://host/model' } } },
         },
       })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(rejection(err)).toContain("unsupported storage URI scheme 'ftp://'");
   });
 });

@@ -42,4 +42,15 @@ export const StatusNotFound = 5;
 export const StatusResourceExhausted = 8;
 export const StatusInternal = 13;
 export const StatusUnavailable = 14;
-export default { Client, StatusOK, StatusCancelled, StatusUnknown, StatusInvalidArgument, StatusDeadlineExceeded, StatusNotFound, StatusResourceExhausted, StatusInternal, StatusUnavailable };
+export default {
+  Client,
+  StatusOK,
+  StatusCancelled,
+  StatusUnknown,
+  StatusInvalidArgument,
+  StatusDeadlineExceeded,
+  StatusNotFound,
+  StatusResourceExhausted,
+  StatusInternal,
+  StatusUnavailable,
+};
