@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type TestControlPlane } from '../controller/harness/index.js';
 import { ROOT } from '../helpers/server.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage, runDetached } from './docker.js';
 
 const IMAGE = imageName('controller');
 const NAME = `kserve-ts-controller-test-${process.pid}`;
@@ -52,13 +52,7 @@ describe('kserve-ts-controller image', () => {
 
   it('installs its CRDs and reconciles an InferenceService against the API server', async () => {
     const run = await docker([
-      'run',
-      '-d',
-      '--name',
-      NAME,
-      '--network',
-      'host',
-      ...HARDENED,
+      ...runDetached(NAME),
       '-v',
       `${kubeDir}:/kube:ro`,
       IMAGE,

@@ -14,7 +14,7 @@ import { freePort } from '../helpers/free-port.js';
 import { json, post } from '../helpers/http.js';
 import { IRIS_DIR } from '../helpers/server.js';
 import { STUB_FAILURE, type StubDriver, buildStubDriver } from '../helpers/cuda-stub-driver.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
+import { HARDENED, docker, imageName, removeContainer, requireImage, runDetached, volumeCopy } from './docker.js';
 
 const IMAGE = imageName('server-cuda');
 const NO_DRIVER = 'libcuda.so.1: cannot open shared object file: No such file or directory';
@@ -45,13 +45,7 @@ async function run(providers: string, extra: readonly string[] = []): Promise<{ 
   const name = `kserve-ts-cuda-test-${process.pid}-${names.length}`;
   names.push(name);
   const r = await docker([
-    'run',
-    '-d',
-    '--name',
-    name,
-    '--network',
-    'host',
-    ...HARDENED,
+    ...runDetached(name),
     '-v',
     `${modelDir}:/mnt/models:ro`,
     ...extra,

@@ -49,6 +49,9 @@ export async function requireImage(image: string): Promise<void> {
 /** The options every container of the suites runs with, as a hardened pod would. */
 export const HARDENED = ['--read-only', '--tmpfs', '/tmp', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'];
 
+/** `docker run` of a detached, hardened container on the host's network, as every image test starts one. */
+export const runDetached = (name: string): string[] => ['run', '-d', '--name', name, '--network', 'host', ...HARDENED];
+
 export async function removeContainer(name: string): Promise<void> {
   await docker(['rm', '-f', name]);
 }

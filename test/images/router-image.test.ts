@@ -9,7 +9,7 @@ import { freePort } from '../helpers/free-port.js';
 import { grpcClient } from '../grpc/client.js';
 import { type Predictors, startPredictors } from '../router/predictors.js';
 import { send } from '../router/send.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage } from './docker.js';
+import { runDetached, docker, imageName, removeContainer, requireImage } from './docker.js';
 
 const IMAGE = imageName('router');
 const NAME = `kserve-ts-router-test-${process.pid}`;
@@ -34,13 +34,7 @@ beforeAll(async () => {
   };
   await removeContainer(NAME);
   const r = await docker([
-    'run',
-    '-d',
-    '--name',
-    NAME,
-    '--network',
-    'host',
-    ...HARDENED,
+    ...runDetached(NAME),
     IMAGE,
     '--graph-json',
     JSON.stringify(graph),

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { json, post } from '../helpers/http.js';
 import { IRIS_DIR, type TestServer, startServer } from '../helpers/server.js';
 import { grpcClient } from '../grpc/client.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
+import { runDetached, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
 
 const IMAGE = imageName('server');
 const NAME = `kserve-ts-server-test-${process.pid}`;
@@ -53,13 +53,7 @@ async function waitReady(url: string, deadlineMs: number): Promise<number> {
 
 async function startContainer(): Promise<number> {
   const r = await docker([
-    'run',
-    '-d',
-    '--name',
-    NAME,
-    '--network',
-    'host',
-    ...HARDENED,
+    ...runDetached(NAME),
     '-v',
     `${modelDir}:/mnt/models:ro`,
     IMAGE,

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TF_FIXTURES, expected } from '../../server/backends/tensorflow/tf-fixtures.test-helper.js';
 import { freePort } from '../helpers/free-port.js';
 import { json, post } from '../helpers/http.js';
-import { HARDENED, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
+import { runDetached, docker, imageName, removeContainer, requireImage, volumeCopy } from './docker.js';
 
 const names: string[] = [];
 const dirs: string[] = [];
@@ -34,13 +34,7 @@ async function serve(image: string, fixture: string): Promise<string> {
   const name = `kserve-ts-tf-test-${process.pid}-${names.length}`;
   names.push(name);
   const r = await docker([
-    'run',
-    '-d',
-    '--name',
-    name,
-    '--network',
-    'host',
-    ...HARDENED,
+    ...runDetached(name),
     '-v',
     `${modelCopy(fixture)}:/mnt/models:ro`,
     image,
