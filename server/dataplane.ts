@@ -6,9 +6,11 @@
  */
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
+import type { ModelConfigDocument } from '../protocols/triton-documents.js';
 import type { Decoded, WireMessage } from './pipeline/codec.js';
 import { viewOf } from './pipeline/model-view.js';
 import { type Answer, type Call, Pipeline, type PipelineOptions, type StreamAnswer, type StreamCall } from './pipeline/pipeline.js';
+import { effectiveConfig } from './repository/effective-config.js';
 import type { ModelRepository, ModelState } from './repository/model-repository.js';
 
 export interface ServerInfo {
@@ -16,7 +18,8 @@ export interface ServerInfo {
   readonly version: string;
 }
 
-export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data'] as const;
+/** Advertised in server metadata; `model_configuration` is Triton's name for its extension. */
+export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data', 'model_configuration'] as const;
 
 export class DataPlane {
   readonly #repository: ModelRepository;
@@ -97,6 +100,11 @@ export class DataPlane {
       inputs: served.inputs,
       outputs: served.outputs,
     };
+  }
+
+  /** Triton's model configuration extension: the configuration the version runs with; throws like modelMetadata. */
+  modelConfig(name: string, version?: string): ModelConfigDocument {
+    return effectiveConfig(name, this.#repository.peek(name, version));
   }
 
   /** The default version as codecs see it (e.g. TF Serving's metadata); throws like modelMetadata. */

@@ -1,7 +1,9 @@
 /**
  * Wire compatibility of the project's .proto: package, service, methods and every field
  * number as KServe's grpc_predict_v2.proto has them (plus the two InferParameter
- * extensions), so existing clients keep working whatever edits the file sees.
+ * extensions), so existing clients keep working whatever edits the file sees; Triton's
+ * ModelConfig messages with the numbers of Triton's grpc_service.proto and
+ * model_config.proto, so tritonclient.grpc decodes them.
  */
 import { describe, expect, it } from 'vitest';
 import { loadProtocolDefinition } from './proto.js';
@@ -59,6 +61,18 @@ const EXPECTED: Record<string, Record<string, number>> = {
   RepositoryModelLoadResponse: { model_name: 1, isLoaded: 2 },
   RepositoryModelUnloadRequest: { model_name: 1, triton_model_name: 2 },
   RepositoryModelUnloadResponse: { model_name: 1, isUnloaded: 2 },
+  // Triton's, field for field (the fields kserve-ts fills).
+  ModelConfigRequest: { name: 1, version: 2 },
+  ModelConfigResponse: { config: 1 },
+  ModelConfig: { name: 1, platform: 2, backend: 17, version_policy: 3, max_batch_size: 4, input: 5, output: 6, dynamic_batching: 11, instance_group: 7, parameters: 14 },
+  ModelVersionPolicy: { latest: 1, all: 2, specific: 3 },
+  'ModelVersionPolicy.Latest': { num_versions: 1 },
+  'ModelVersionPolicy.Specific': { versions: 1 },
+  ModelInput: { name: 1, data_type: 2, dims: 4 },
+  ModelOutput: { name: 1, data_type: 2, dims: 3 },
+  ModelDynamicBatching: { preferred_batch_size: 1, max_queue_delay_microseconds: 2 },
+  ModelInstanceGroup: { name: 1, kind: 4, count: 2 },
+  ModelParameter: { string_value: 1 },
 };
 
 describe('grpc_predict_v2.proto', () => {
@@ -68,7 +82,7 @@ describe('grpc_predict_v2.proto', () => {
 
   it('serves inference.GRPCInferenceService with the protocol methods, request and response types', () => {
     const service = definition['inference.GRPCInferenceService'] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
-    const methods = ['ServerLive', 'ServerReady', 'ModelReady', 'ServerMetadata', 'ModelMetadata', 'ModelInfer', 'RepositoryModelLoad', 'RepositoryModelUnload'];
+    const methods = ['ServerLive', 'ServerReady', 'ModelReady', 'ServerMetadata', 'ModelMetadata', 'ModelInfer', 'RepositoryModelLoad', 'RepositoryModelUnload', 'ModelConfig'];
     expect(Object.keys(service).sort()).toEqual([...methods].sort());
     for (const m of methods) {
       expect(service[m]).toMatchObject({ path: `/inference.GRPCInferenceService/${m}`, requestStream: false, responseStream: false });

@@ -148,5 +148,7 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
       await dataplane.unload(name);
       return { model_name: name, isUnloaded: true };
     }),
+    // Triton's extension: the document is the message (protocols/triton-documents.ts).
+    ModelConfig: unary('ModelConfig', (r: ModelRef) => ({ config: dataplane.modelConfig(r.name ?? '', versionOf(r.version)) })),
   };
 }

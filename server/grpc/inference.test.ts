@@ -45,7 +45,7 @@ describe('server and model RPCs', () => {
     expect(await c.call('ServerMetadata')).toEqual({
       name: 'kserve-ts',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      extensions: ['model_repository_extension', 'binary_tensor_data'],
+      extensions: ['model_repository_extension', 'binary_tensor_data', 'model_configuration'],
     });
   });
 
@@ -83,8 +83,8 @@ describe('server and model RPCs', () => {
   it('answers UNIMPLEMENTED for RPCs of the wider Triton service it does not serve', async () => {
     const Generic = grpc.makeGenericClientConstructor(
       {
-        ModelStatistics: {
-          path: '/inference.GRPCInferenceService/ModelStatistics',
+        SystemSharedMemoryStatus: {
+          path: '/inference.GRPCInferenceService/SystemSharedMemoryStatus',
           requestStream: false,
           responseStream: false,
           requestSerialize: (v: Buffer) => v,
@@ -97,7 +97,7 @@ describe('server and model RPCs', () => {
     );
     const client = new Generic(t.grpcAddress as string, grpc.credentials.createInsecure());
     const err = await new Promise<grpc.ServiceError>((resolve) => {
-      (client as unknown as { ModelStatistics(b: Buffer, cb: (e: grpc.ServiceError) => void): void }).ModelStatistics(Buffer.alloc(0), resolve);
+      (client as unknown as { SystemSharedMemoryStatus(b: Buffer, cb: (e: grpc.ServiceError) => void): void }).SystemSharedMemoryStatus(Buffer.alloc(0), resolve);
     });
     client.close();
     expect(err.code).toBe(grpc.status.UNIMPLEMENTED);

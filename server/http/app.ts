@@ -21,6 +21,7 @@ import { type TlsFiles, createHttpsServer, watchTlsFiles } from './tls.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
+import { configRoutes } from './routes-config.js';
 import { v1Routes } from './routes-v1.js';
 import { v2Routes } from './routes-v2.js';
 
@@ -132,6 +133,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   await app.register(v1Routes(opts));
   await app.register(v2Routes(opts));
   await app.register(repositoryRoutes(opts));
+  await app.register(configRoutes(opts));
   routes.register(app);
   await app.ready();
   return app;

@@ -165,4 +165,25 @@ export const COMPONENTS: Record<string, object> = {
   V1Request: { type: 'object', properties: { instances: { type: 'array', items: {} }, inputs: { oneOf: [{ type: 'array', items: {} }, { type: 'object' }] } } },
   V1Response: { type: 'object', properties: { predictions: { type: 'array', items: {} } } },
   RepositoryEntry: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, state: { type: 'string' }, reason: { type: 'string' } } },
+  // Triton's document (protocols/triton-documents.ts); its full field list is Triton's model_config.proto.
+  ModelConfig: {
+    type: 'object',
+    description: "Triton's ModelConfig as JSON: the fields kserve-ts acts on",
+    properties: {
+      name: { type: 'string' },
+      platform: { type: 'string' },
+      backend: { type: 'string' },
+      version_policy: { type: 'object' },
+      max_batch_size: { type: 'integer' },
+      input: { type: 'array', items: ref('ModelTensorConfig') },
+      output: { type: 'array', items: ref('ModelTensorConfig') },
+      dynamic_batching: { type: 'object' },
+      instance_group: { type: 'array', items: { type: 'object' } },
+      parameters: { type: 'object' },
+    },
+  },
+  ModelTensorConfig: {
+    type: 'object',
+    properties: { name: { type: 'string' }, data_type: { type: 'string', example: 'TYPE_FP32' }, dims: { type: 'array', items: { type: 'integer' } } },
+  },
 };

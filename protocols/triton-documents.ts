@@ -1,0 +1,29 @@
+/**
+ * Triton's model configuration document (extension_model_configuration.md): one shape for the REST JSON and the gRPC messages, whose field
+ * names (grpc_predict_v2.proto: ModelConfig) are the JSON keys, as Triton
+ * writes them. Integers are numbers in both (Triton's JSON writes 64-bit fields as numbers
+ * too); enums are their names.
+ */
+
+export interface ModelTensorConfig {
+  readonly name: string;
+  /** TYPE_FP32, ...; BYTES is TYPE_STRING (datatypes.ts, tritonType). */
+  readonly data_type: string;
+  readonly dims: readonly number[];
+}
+
+export type VersionPolicy =
+  { readonly latest: { readonly num_versions: number } } | { readonly all: Record<string, never> } | { readonly specific: { readonly versions: readonly number[] } };
+
+export interface ModelConfigDocument {
+  readonly name: string;
+  readonly platform: string;
+  readonly backend: string;
+  readonly version_policy: VersionPolicy;
+  readonly max_batch_size: number;
+  readonly input: readonly ModelTensorConfig[];
+  readonly output: readonly ModelTensorConfig[];
+  readonly dynamic_batching?: { readonly preferred_batch_size: readonly number[]; readonly max_queue_delay_microseconds: number };
+  readonly instance_group: ReadonlyArray<{ readonly name: string; readonly kind: 'KIND_CPU' | 'KIND_GPU'; readonly count: number }>;
+  readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;
+}
