@@ -6,7 +6,7 @@
  */
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
-import type { ModelConfigDocument } from '../protocols/triton-documents.js';
+import type { ModelConfigDocument, ModelStatisticsDocument } from '../protocols/triton-documents.js';
 import type { Decoded, WireMessage } from './pipeline/codec.js';
 import { viewOf } from './pipeline/model-view.js';
 import { type Answer, type Call, Pipeline, type PipelineOptions, type StreamAnswer, type StreamCall } from './pipeline/pipeline.js';
@@ -18,8 +18,8 @@ export interface ServerInfo {
   readonly version: string;
 }
 
-/** Advertised in server metadata; `model_configuration` is Triton's name for its extension. */
-export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data', 'model_configuration'] as const;
+/** Advertised in server metadata; `model_configuration` and `statistics` are Triton's names for its extensions. */
+export const EXTENSIONS = ['model_repository_extension', 'binary_tensor_data', 'model_configuration', 'statistics'] as const;
 
 export class DataPlane {
   readonly #repository: ModelRepository;
@@ -105,6 +105,15 @@ export class DataPlane {
   /** Triton's model configuration extension: the configuration the version runs with; throws like modelMetadata. */
   modelConfig(name: string, version?: string): ModelConfigDocument {
     return effectiveConfig(name, this.#repository.peek(name, version));
+  }
+
+  /**
+   * Triton's statistics extension, one document per loaded version: of every model (no
+   * name), of one model (no version) or of one version. Throws like modelMetadata for a
+   * named model or version.
+   */
+  modelStatistics(name?: string, version?: string): ModelStatisticsDocument[] {
+    return this.#repository.servedVersions(name, version).map((v) => v.statistics.document(v.modelName, v.version ?? ''));
   }
 
   /** The default version as codecs see it (e.g. TF Serving's metadata); throws like modelMetadata. */

@@ -2,8 +2,8 @@
  * Wire compatibility of the project's .proto: package, service, methods and every field
  * number as KServe's grpc_predict_v2.proto has them (plus the two InferParameter
  * extensions), so existing clients keep working whatever edits the file sees; Triton's
- * ModelConfig messages with the numbers of Triton's grpc_service.proto and
- * model_config.proto, so tritonclient.grpc decodes them.
+ * ModelConfig and ModelStatistics messages with the numbers of Triton's grpc_service.proto
+ * and model_config.proto, so tritonclient.grpc decodes them.
  */
 import { describe, expect, it } from 'vitest';
 import { loadProtocolDefinition } from './proto.js';
@@ -73,6 +73,12 @@ const EXPECTED: Record<string, Record<string, number>> = {
   ModelDynamicBatching: { preferred_batch_size: 1, max_queue_delay_microseconds: 2 },
   ModelInstanceGroup: { name: 1, kind: 4, count: 2 },
   ModelParameter: { string_value: 1 },
+  ModelStatisticsRequest: { name: 1, version: 2 },
+  StatisticDuration: { count: 1, ns: 2 },
+  InferStatistics: { success: 1, fail: 2, queue: 3, compute_input: 4, compute_infer: 5, compute_output: 6, cache_hit: 7, cache_miss: 8 },
+  InferBatchStatistics: { batch_size: 1, compute_input: 2, compute_infer: 3, compute_output: 4 },
+  ModelStatistics: { name: 1, version: 2, last_inference: 3, inference_count: 4, execution_count: 5, inference_stats: 6, batch_stats: 7 },
+  ModelStatisticsResponse: { model_stats: 1 },
 };
 
 describe('grpc_predict_v2.proto', () => {
@@ -82,7 +88,18 @@ describe('grpc_predict_v2.proto', () => {
 
   it('serves inference.GRPCInferenceService with the protocol methods, request and response types', () => {
     const service = definition['inference.GRPCInferenceService'] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
-    const methods = ['ServerLive', 'ServerReady', 'ModelReady', 'ServerMetadata', 'ModelMetadata', 'ModelInfer', 'RepositoryModelLoad', 'RepositoryModelUnload', 'ModelConfig'];
+    const methods = [
+      'ServerLive',
+      'ServerReady',
+      'ModelReady',
+      'ServerMetadata',
+      'ModelMetadata',
+      'ModelInfer',
+      'RepositoryModelLoad',
+      'RepositoryModelUnload',
+      'ModelConfig',
+      'ModelStatistics',
+    ];
     expect(Object.keys(service).sort()).toEqual([...methods].sort());
     for (const m of methods) {
       expect(service[m]).toMatchObject({ path: `/inference.GRPCInferenceService/${m}`, requestStream: false, responseStream: false });

@@ -57,15 +57,16 @@ async function releaseAll(calls: Call[]): Promise<void> {
 function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number; inFlight: number }> = {}) {
   const sizes: number[] = [];
   const queued: number[] = [];
+  const executed: number[] = [];
   const b = new BatchingInstance(inner, {
     modelName: 'm',
     maxBatchSize: extra.maxBatchSize ?? 8,
     preferredBatchSizes: extra.preferred ?? [],
     maxQueueDelayMicroseconds: extra.delayUs ?? 0,
     maxInFlight: extra.inFlight,
-    observer: { batchSize: (n) => sizes.push(n), queueSeconds: (s) => queued.push(s) },
+    observer: { batchSize: (n) => sizes.push(n), queueSeconds: (s) => queued.push(s), executed: (rows) => executed.push(rows) },
   });
-  return { b, sizes, queued };
+  return { b, sizes, queued, executed };
 }
 
 describe('stacking', () => {
@@ -115,6 +116,37 @@ describe('BatchingInstance', () => {
     });
     expect(sizes).toEqual([1, 8]);
     expect(queued).toHaveLength(9);
+  });
+
+  it('reports each successful inner call as an execution of its rows; a failed one is none', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, executed } = batching(instance, { inFlight: 1 });
+    // The first runs alone; the next three (one failing) queue into one batch, which fails
+    // and is retried request by request: two of those succeed.
+    const settling = Promise.allSettled([
+      b.infer([fp32([[1, 2]])], ['OUTPUT0']),
+      b.infer([fp32([[3, 4]])], ['OUTPUT0']),
+      b.infer([fp32([[13, 0]])], ['OUTPUT0']),
+      b.infer(
+        [
+          fp32([
+            [5, 6],
+            [7, 8],
+          ]),
+        ],
+        ['OUTPUT0'],
+      ),
+    ]);
+    await tick();
+    await releaseAll(calls);
+    const settled = await settling;
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(executed).toEqual([1, 1, 2]);
+    // Too many rows to batch: run alone, still an execution.
+    const big = b.infer([fp32(Array.from({ length: 9 }, () => [1, 1]))], ['OUTPUT0']);
+    await releaseAll(calls);
+    await big;
+    expect(executed).toEqual([1, 1, 2, 9]);
   });
 
   it('runs a request that finds the model idle at once, alone, even with a long max_queue_delay', async () => {

@@ -50,6 +50,11 @@ export interface BatchingOptions {
 export interface BatchObserver {
   batchSize(rows: number): void;
   queueSeconds(seconds: number): void;
+  /**
+   * Once per inner call that succeeded (a batch, a request run alone or a retry): its rows
+   * and how long the inner instance took (the statistics extension's executions).
+   */
+  executed?(rows: number, seconds: number): void;
 }
 
 /** One batch running in the inner instance and one staged behind it. */
@@ -111,7 +116,7 @@ export class BatchingInstance implements ModelInstance {
     if (rows === undefined || rows < 1 || rows > this.#opts.maxBatchSize) {
       this.#opts.observer?.batchSize(rows ?? 1);
       // The model is busy with it: batches wait behind it as behind one of their own.
-      return this.#queue.occupy(() => this.#inner.infer(inputs, outputNames, signature, context));
+      return this.#queue.occupy(() => this.#timed(rows ?? 1, () => this.#inner.infer(inputs, outputNames, signature, context)));
     }
     if (context?.signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
     return new Promise<Tensor[]>((resolve, reject) => {
@@ -139,7 +144,7 @@ export class BatchingInstance implements ModelInstance {
     }
     let split: Tensor[][];
     try {
-      const outputs = await this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature);
+      const outputs = await this.#timed(total, () => this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature));
       split = splitOutputs(
         outputs,
         items.map((p) => p.rows),
@@ -160,8 +165,18 @@ export class BatchingInstance implements ModelInstance {
   /** Runs one request alone and settles it; never rejects, even if the inner call throws synchronously. */
   #solo(p: Pending): Promise<void> {
     return Promise.resolve()
-      .then(() => this.#inner.infer(p.inputs, p.outputNames, p.signature, p.context))
+      .then(() => this.#timed(p.rows, () => this.#inner.infer(p.inputs, p.outputNames, p.signature, p.context)))
       .then(p.resolve, p.reject);
+  }
+
+  /** Runs one inner call and reports it as an execution once it succeeds. */
+  async #timed(rows: number, run: () => Promise<Tensor[]>): Promise<Tensor[]> {
+    const observer = this.#opts.observer;
+    if (observer?.executed === undefined) return run();
+    const start = performance.now();
+    const outputs = await run();
+    observer.executed(rows, (performance.now() - start) / 1000);
+    return outputs;
   }
 
   async unload(): Promise<void> {

@@ -148,7 +148,9 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
       await dataplane.unload(name);
       return { model_name: name, isUnloaded: true };
     }),
-    // Triton's extension: the document is the message (protocols/triton-documents.ts).
+    // Triton's extensions: the documents are the messages (protocols/triton-documents.ts).
     ModelConfig: unary('ModelConfig', (r: ModelRef) => ({ config: dataplane.modelConfig(r.name ?? '', versionOf(r.version)) })),
+    // An empty name asks for every loaded model, as in Triton.
+    ModelStatistics: unary('ModelStatistics', (r: ModelRef) => ({ model_stats: dataplane.modelStatistics(r.name || undefined, r.name ? versionOf(r.version) : undefined) })),
   };
 }

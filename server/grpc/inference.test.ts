@@ -45,7 +45,7 @@ describe('server and model RPCs', () => {
     expect(await c.call('ServerMetadata')).toEqual({
       name: 'kserve-ts',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      extensions: ['model_repository_extension', 'binary_tensor_data', 'model_configuration'],
+      extensions: ['model_repository_extension', 'binary_tensor_data', 'model_configuration', 'statistics'],
     });
   });
 

@@ -22,6 +22,7 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
 import { configRoutes } from './routes-config.js';
+import { statsRoutes } from './routes-stats.js';
 import { v1Routes } from './routes-v1.js';
 import { v2Routes } from './routes-v2.js';
 
@@ -134,6 +135,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   await app.register(v2Routes(opts));
   await app.register(repositoryRoutes(opts));
   await app.register(configRoutes(opts));
+  await app.register(statsRoutes(opts));
   routes.register(app);
   await app.ready();
   return app;

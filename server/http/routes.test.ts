@@ -47,7 +47,7 @@ describe('REST routes on a ready server', () => {
     expect(json(r)).toEqual({
       name: 'kserve-ts',
       version: SERVER_VERSION,
-      extensions: ['model_repository_extension', 'binary_tensor_data', 'model_configuration'],
+      extensions: ['model_repository_extension', 'binary_tensor_data', 'model_configuration', 'statistics'],
     });
   });
 

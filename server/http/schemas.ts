@@ -165,7 +165,7 @@ export const COMPONENTS: Record<string, object> = {
   V1Request: { type: 'object', properties: { instances: { type: 'array', items: {} }, inputs: { oneOf: [{ type: 'array', items: {} }, { type: 'object' }] } } },
   V1Response: { type: 'object', properties: { predictions: { type: 'array', items: {} } } },
   RepositoryEntry: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, state: { type: 'string' }, reason: { type: 'string' } } },
-  // Triton's document (protocols/triton-documents.ts); its full field list is Triton's model_config.proto.
+  // Triton's documents (protocols/triton-documents.ts); their full field lists are Triton's model_config.proto and grpc_service.proto.
   ModelConfig: {
     type: 'object',
     description: "Triton's ModelConfig as JSON: the fields kserve-ts acts on",
@@ -185,5 +185,10 @@ export const COMPONENTS: Record<string, object> = {
   ModelTensorConfig: {
     type: 'object',
     properties: { name: { type: 'string' }, data_type: { type: 'string', example: 'TYPE_FP32' }, dims: { type: 'array', items: { type: 'integer' } } },
+  },
+  ModelStatistics: {
+    type: 'object',
+    description: "Triton's ModelStatisticsResponse as JSON: one entry per loaded version",
+    properties: { model_stats: { type: 'array', items: { type: 'object' } } },
   },
 };

@@ -18,6 +18,12 @@
  * not admit the verb is still timed as the verb's stage (the anchor's timer wraps the call
  * that raises NotImplementedError).
  *
+ * Statistics (Triton's extension; statistics/version-statistics.ts): each stage reading of an
+ * `infer` request goes to the leased version's counters in the same call that observes its
+ * histogram (`#observe`), so the two always agree; the request's outcome (success or fail,
+ * from its lease to its answer, and its rows) is counted once it is known. Requests refused
+ * before a version is leased (unknown model, not ready, overloaded) have no version to count in.
+ *
  * Latency log (--enable_latency_logging): one line per request whose verb ran, with the
  * stages' milliseconds, as KServe's latency log.
  *
@@ -35,14 +41,21 @@ import type { Logger } from 'pino';
 import type { InferRequest, ModelView } from '../../protocols/tensor.js';
 import type { InferContext } from '../backend/backend.js';
 import type { ClientSignal } from '../client-signal.js';
-import { type Metrics, since } from '../metrics.js';
-import type { Lease, ModelRepository } from '../repository/model-repository.js';
+import { type Metrics, type Stage, since } from '../metrics.js';
+import type { Lease, ModelRepository, ServedVersion } from '../repository/model-repository.js';
+import type { ComputeStage, VersionStatistics } from '../statistics/version-statistics.js';
 import type { RequestLogger } from '../request-logger/request-logger.js';
 import type { Codec, Decoded, WireMessage } from './codec.js';
 import type { Verb } from './verbs.js';
 import { viewOf } from './model-view.js';
 
 export type Transport = 'rest' | 'grpc';
+
+/** Triton's inference count of one request: its rows (dim 0) where the model batches, else 1. */
+function rowsOf(served: ServedVersion, request: InferRequest): number {
+  if ((served.config?.maxBatchSize ?? 0) <= 0) return 1;
+  return request.inputs[0]?.shape[0] ?? 1;
+}
 
 interface CallBase<In, D extends Decoded, R, Out extends WireMessage> {
   readonly name: string;
@@ -94,6 +107,12 @@ interface Opened<D> {
   readonly context: InferContext;
   readonly decodeSeconds: number;
   readonly logged: RequestLogger | undefined;
+  /** When the lease was asked for (performance.now()): the start of the request's duration. */
+  readonly started: number;
+  /** The leased version's statistics, for an `infer` request; undefined for other verbs. */
+  readonly statistics: VersionStatistics | undefined;
+  /** Inferences the request holds: rows (dim 0) where the model batches, else 1. */
+  readonly rows: number;
 }
 
 export class Pipeline {
@@ -123,9 +142,13 @@ export class Pipeline {
       const encodeStart = performance.now();
       const message = call.codec.encode(result, opened.decoded);
       encodeSeconds = since(encodeStart);
-      this.#metrics.observe('postprocess', call.name, encodeSeconds);
+      this.#observe(opened.statistics, 'postprocess', call.name, encodeSeconds);
       this.#logResponse(opened, message);
+      this.#succeeded(opened, verbSeconds, encodeSeconds);
       return { message, responseHeaders: opened.context.responseHeaders };
+    } catch (err) {
+      opened.statistics?.failed(since(opened.started));
+      throw err;
     } finally {
       opened.lease.release();
       this.#logLatency(call, opened, verbSeconds, encodeSeconds);
@@ -147,6 +170,7 @@ export class Pipeline {
       results = await call.verb.run(opened.lease.served, opened.model, opened.decoded.request, opened.id, opened.context);
       verbSeconds = this.#ran(call, opened, since(start));
     } catch (err) {
+      opened.statistics?.failed(since(opened.started));
       opened.lease.release();
       this.#logLatency(call, opened, undefined, undefined);
       throw err;
@@ -162,10 +186,14 @@ export class Pipeline {
           const message = codec.encode(result, opened.decoded);
           const seconds = since(encodeStart);
           encodeSeconds += seconds;
-          pipeline.#metrics.observe('postprocess', call.name, seconds);
+          pipeline.#observe(opened.statistics, 'postprocess', call.name, seconds);
           pipeline.#logResponse(opened, message);
           yield message;
         }
+        pipeline.#succeeded(opened, verbSeconds, encodeSeconds);
+      } catch (err) {
+        opened.statistics?.failed(since(opened.started));
+        throw err;
       } finally {
         opened.lease.release();
         pipeline.#logLatency(call, opened, verbSeconds, encodeSeconds);
@@ -176,14 +204,16 @@ export class Pipeline {
 
   /** acquire → admit → decode → request log; releases the lease itself if any of them throws. */
   #open<In, D extends Decoded>(call: CallBase<In, D, unknown, WireMessage> & { readonly verb: Verb<unknown> }): Opened<D> {
+    const started = performance.now();
     const lease = this.#repository.acquire(call.name, call.version);
+    const statistics = call.verb.stage === 'predict' ? lease.served.statistics : undefined;
     try {
       const model = viewOf(call.name, lease.served);
       const admitStart = performance.now();
       try {
         call.verb.admit(lease.served, model);
       } catch (err) {
-        this.#metrics.observe(call.verb.stage, call.name, since(admitStart));
+        this.#observe(statistics, call.verb.stage, call.name, since(admitStart));
         throw err;
       }
       const start = performance.now();
@@ -200,8 +230,9 @@ export class Pipeline {
         logged.log('request', id, body, wire.contentType, call.headers);
       }
       const context: InferContext = { id: request.id, parameters: request.parameters, headers: call.headers, responseHeaders: {}, signal: call.signal };
-      return { lease, model, decoded, id, context, decodeSeconds, logged };
+      return { lease, model, decoded, id, context, decodeSeconds, logged, started, statistics, rows: rowsOf(lease.served, request) };
     } catch (err) {
+      statistics?.failed(since(started));
       lease.release();
       throw err;
     }
@@ -209,9 +240,23 @@ export class Pipeline {
 
   /** Records the verb's stage and, now that it ran, preprocess; returns the verb's seconds. */
   #ran(call: { readonly name: string; readonly verb: Verb<unknown> }, opened: Opened<Decoded>, seconds: number): number {
-    this.#metrics.observe(call.verb.stage, call.name, seconds);
-    this.#metrics.observe('preprocess', call.name, opened.decodeSeconds);
+    this.#observe(opened.statistics, call.verb.stage, call.name, seconds);
+    this.#observe(opened.statistics, 'preprocess', call.name, opened.decodeSeconds);
     return seconds;
+  }
+
+  /** One stage reading, into its histogram and, for an `infer` request, its version's statistics. */
+  #observe(statistics: VersionStatistics | undefined, stage: Stage, model: string, seconds: number): void {
+    this.#metrics.observe(stage, model, seconds);
+    if (statistics !== undefined && stage !== 'explain') statistics.stage(stage satisfies ComputeStage, seconds);
+  }
+
+  /** Counts an answered `infer` request; an unbatched version's execution is the request's own. */
+  #succeeded(opened: Opened<Decoded>, verbSeconds: number, encodeSeconds: number): void {
+    const statistics = opened.statistics;
+    if (statistics === undefined) return;
+    if (!statistics.executionsFromBatcher) statistics.executed(opened.rows, verbSeconds, opened.decodeSeconds, encodeSeconds);
+    statistics.succeeded(opened.rows, since(opened.started));
   }
 
   #logResponse(opened: Opened<Decoded>, message: WireMessage): void {

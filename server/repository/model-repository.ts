@@ -24,6 +24,7 @@ import type { Metrics } from '../metrics.js';
 import { refuseInterruptedDownload } from './download-marker.js';
 import type { ModelConfig } from '../backend/model-config.js';
 import { readModelConfig } from './config-pbtxt.js';
+import { VersionStatistics } from '../statistics/version-statistics.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 
 export type ModelState = 'LOADING' | 'READY' | 'FAILED' | 'UNLOADING';
@@ -36,6 +37,8 @@ export interface ServedVersion {
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
   readonly config: ModelConfig | undefined;
+  /** This loaded version's counters for the statistics extension; a reload starts new ones, as in Triton. */
+  readonly statistics: VersionStatistics;
 }
 
 /** One loaded set of versions; swapped whole on reload so requests see a consistent set. */
@@ -176,6 +179,18 @@ export class ModelRepository {
     return out;
   }
 
+  /**
+   * Loaded versions for the statistics and configuration extensions, without counting them in
+   * flight: every loaded version of every model (no name), every loaded version of one model
+   * (no version), or one version. Throws as `acquire` for an unknown or unready model or version.
+   */
+  servedVersions(name?: string, version?: string): ServedVersion[] {
+    if (name === undefined) return [...this.#entries.values()].flatMap((e) => [...(e.generation?.versions.values() ?? [])]);
+    if (version !== undefined) return [this.peek(name, version)];
+    this.peek(name);
+    return [...(this.#entries.get(name)?.generation?.versions.values() ?? [])];
+  }
+
   /** Requests each loaded model holds in flight (queued or running), for the queue-depth gauge. */
   queueDepths(): Array<[string, number]> {
     const out: Array<[string, number]> = [];
@@ -289,7 +304,7 @@ export class ModelRepository {
         // The backend that owns the model reads its parameters; one it does not know fails the load.
         const options = this.#opts.backendSettings.optionsFor(backend, config?.parameters ?? NO_PARAMETERS, logger);
         const loadedInstance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options, context);
-        const instance = this.#withBatching(e.name, loadedInstance, config);
+        const { instance, statistics } = this.#withBatching(e.name, loadedInstance, config);
         loaded.push({
           modelName: e.name,
           version: v.version,
@@ -298,6 +313,7 @@ export class ModelRepository {
           inputs: instance.inputs,
           outputs: instance.outputs,
           config,
+          statistics,
         });
         checkConfigAgainstModel(e.name, 'input', config?.inputs, instance.inputs);
         checkConfigAgainstModel(e.name, 'output', config?.outputs, instance.outputs);
@@ -320,7 +336,16 @@ export class ModelRepository {
     } catch (err) {
       throw this.#loadFailed(e, previous, err);
     }
-    const served = { modelName: e.name, version: undefined, instance, platform: instance.platform, inputs: instance.inputs, outputs: instance.outputs, config: undefined };
+    const served: ServedVersion = {
+      modelName: e.name,
+      version: undefined,
+      instance,
+      platform: instance.platform,
+      inputs: instance.inputs,
+      outputs: instance.outputs,
+      config: undefined,
+      statistics: new VersionStatistics(false),
+    };
     this.#serve(e, [served], previous, started);
   }
 
@@ -359,28 +384,35 @@ export class ModelRepository {
     if (previous !== undefined) void this.#retire(e.name, previous);
   }
 
-  /** Wraps an instance in the dynamic batcher when config.pbtxt asks for it (and has a batch dim). */
-  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined): ModelInstance {
+  /**
+   * Wraps an instance in the dynamic batcher when config.pbtxt asks for it (and has a batch
+   * dim), with the version's statistics: the batcher reports its queue times and executions
+   * to them from the readings its histograms get.
+   */
+  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined): { instance: ModelInstance; statistics: VersionStatistics } {
     const batching = config?.dynamicBatching;
-    if (batching === undefined) return instance;
+    if (batching === undefined) return { instance, statistics: new VersionStatistics(false) };
     if (config === undefined || config.maxBatchSize <= 0) {
       this.#opts.logger.warn({ model: name }, 'config.pbtxt: dynamic_batching needs max_batch_size > 0; batching off');
-      return instance;
+      return { instance, statistics: new VersionStatistics(false) };
     }
     const metrics = this.#opts.metrics;
-    return new BatchingInstance(instance, {
+    const statistics = new VersionStatistics(true);
+    const batched = new BatchingInstance(instance, {
       modelName: name,
       maxBatchSize: config.maxBatchSize,
       preferredBatchSizes: batching.preferredBatchSizes,
       maxQueueDelayMicroseconds: batching.maxQueueDelayMicroseconds,
-      observer:
-        metrics === undefined
-          ? undefined
-          : {
-              batchSize: (rows) => metrics.observeBatchSize(name, rows),
-              queueSeconds: (seconds) => metrics.observeBatchQueue(name, seconds),
-            },
+      observer: {
+        batchSize: (rows) => metrics?.observeBatchSize(name, rows),
+        queueSeconds: (seconds) => {
+          metrics?.observeBatchQueue(name, seconds);
+          statistics.queued(seconds);
+        },
+        executed: (rows, seconds) => statistics.executed(rows, seconds),
+      },
     });
+    return { instance: batched, statistics };
   }
 
   /**
