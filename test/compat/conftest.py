@@ -83,6 +83,16 @@ def ours_with_failed_model(work_dir: Path, request) -> ServerProcess:
     return _serve(make, OURS_START_TIMEOUT_S, request)
 
 
+@pytest.fixture(scope="session")
+def ours_extensions(work_dir: Path, request) -> ServerProcess:
+    """kserve-ts on harness.make_extensions_repository(), for Triton's model configuration and
+    statistics extensions (the anchor has neither): no other test sends it requests, so its
+    statistics add up exactly."""
+    repo = harness.make_extensions_repository()
+    request.addfinalizer(lambda: shutil.rmtree(repo, ignore_errors=True))
+    return _serve(lambda: harness.kserve_ts(repo, work_dir, name="kserve-ts-extensions"), OURS_START_TIMEOUT_S, request)
+
+
 @pytest.fixture(params=["anchor", "ours"])
 def target(request) -> ServerProcess:
     """Runs a test once against each server: the ported anchor tests check that what they

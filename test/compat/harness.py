@@ -61,6 +61,28 @@ def make_repository(models: Dict[str, Path]) -> Path:
     return root
 
 
+# Triton's model configuration and statistics extensions (test_tritonclient_*.py): a model with
+# two versions and one that config.pbtxt batches, served by their own kserve-ts so that the
+# statistics count only those tests' requests.
+BATCHED_CONFIG = """max_batch_size: 8
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_FP32 dims: [ 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "OUTPUT1" data_type: TYPE_FP32 dims: [ 16 ] } ]
+dynamic_batching { preferred_batch_size: [ 4, 8 ] max_queue_delay_microseconds: 100 }
+"""
+
+
+def make_extensions_repository() -> Path:
+    """versioned/1 (identity_fp32), versioned/2 (scale2_fp32), batched (add_sub + BATCHED_CONFIG)."""
+    root = Path(tempfile.mkdtemp(prefix="kserve-ts-compat-ext-"))
+    for version, source in (("1", "identity_fp32"), ("2", "scale2_fp32")):
+        (root / "versioned" / version).mkdir(parents=True)
+        shutil.copyfile(FIXTURES / f"{source}.onnx", root / "versioned" / version / "model.onnx")
+    (root / "batched").mkdir()
+    shutil.copyfile(FIXTURES / "add_sub.onnx", root / "batched" / "model.onnx")
+    (root / "batched" / "config.pbtxt").write_text(BATCHED_CONFIG)
+    return root
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -62,8 +62,9 @@ KNOWN = [
     _k("v2-extensions",
        ["server/metadata"], {"body"},
        'GET /v2 extensions ["model_repository_extension"]',
-       'adds "binary_tensor_data"',
-       "The binary extension is implemented, so it is advertised (compatibility.md: /v2 extensions).",
+       'adds "binary_tensor_data", "model_configuration" and "statistics"',
+       "The binary extension and Triton's model configuration and statistics extensions are implemented, "
+       "so they are advertised (compatibility.md: /v2 extensions).",
        documented=True),
     _k("binary-response-content-type",
        BINARY_RESPONSE_CASES, {"content-type"},

@@ -1,4 +1,6 @@
-"""Triton's Python gRPC client (`tritonclient.grpc`) against both servers.
+"""Triton's Python gRPC client (`tritonclient.grpc`) against both servers, and (kserve-ts
+only: the anchor has neither) Triton's ModelConfig and ModelStatistics RPCs, decoded by
+tritonclient's own protobuf messages.
 
 Runs in its own pytest process (run.sh): tritonclient.grpc and kserve register the same
 protobuf package (`inference`) from different .proto files, and protobuf refuses the second
@@ -187,3 +189,74 @@ def test_many_large_calls_on_one_channel(target, in_flight):
     answered, failures = asyncio.run(go())
     assert failures == []
     assert answered == in_flight * 3
+
+
+def _fp32(name, rows, cols):
+    infer_input = grpcclient.InferInput(name, [rows, cols], "FP32")
+    infer_input.set_data_from_numpy(np.arange(rows * cols, dtype=np.float32).reshape(rows, cols))
+    return infer_input
+
+
+def test_model_config(ours_extensions):
+    # Ours only: the anchor serves no ModelConfig. Decoded as Triton's ModelConfig message.
+    from tritonclient.grpc import model_config_pb2
+
+    with grpcclient.InferenceServerClient(url=ours_extensions.grpc_target) as client:
+        config = client.get_model_config("versioned").config
+        assert (config.name, config.platform, config.backend, config.max_batch_size) == (
+            "versioned", "onnxruntime_onnx", "onnxruntime", 0)
+        fp32 = model_config_pb2.TYPE_FP32
+        assert [(t.name, t.data_type, list(t.dims)) for t in config.input] == [("INPUT0", fp32, [-1, -1])]
+        assert [(t.name, t.data_type, list(t.dims)) for t in config.output] == [("OUTPUT0", fp32, [-1, -1])]
+        assert config.WhichOneof("scheduling_choice") is None
+        assert config.version_policy.WhichOneof("policy_choice") == "all"
+        assert client.get_model_config("versioned", "1").config == config
+
+        batched = client.get_model_config("batched", as_json=True)["config"]
+        assert batched["max_batch_size"] == 8
+        assert [(t["name"], t["data_type"], t["dims"]) for t in batched["input"]] == [
+            ("INPUT0", "TYPE_FP32", ["16"]), ("INPUT1", "TYPE_FP32", ["16"])]
+        assert batched["dynamic_batching"] == {"preferred_batch_size": [4, 8], "max_queue_delay_microseconds": "100"}
+
+        with pytest.raises(InferenceServerException) as e:
+            client.get_model_config("no_such_model")
+        assert e.value.status() == "StatusCode.NOT_FOUND"
+        assert "Model with name no_such_model does not exist." in e.value.message()
+
+
+def test_inference_statistics(ours_extensions):
+    # Ours only: the anchor serves no ModelStatistics. This server serves no other test.
+    with grpcclient.InferenceServerClient(url=ours_extensions.grpc_target) as client:
+        for _ in range(3):
+            client.infer("versioned", [_fp32("INPUT0", 1, 2)], model_version="1")
+        for _ in range(2):
+            client.infer("versioned", [_fp32("INPUT0", 1, 2)])
+        wrong = grpcclient.InferInput("INPUT0", [1, 2], "INT32")
+        wrong.set_data_from_numpy(np.ones((1, 2), dtype=np.int32))
+        with pytest.raises(InferenceServerException):
+            client.infer("versioned", [wrong], model_version="1")
+        for rows in (3, 1):
+            client.infer("batched", [_fp32("INPUT0", rows, 16), _fp32("INPUT1", rows, 16)])
+
+        stats = client.get_inference_statistics("versioned").model_stats
+        assert [(s.name, s.version) for s in stats] == [("versioned", "1"), ("versioned", "2")]
+        v1, v2 = stats
+        for s, ok, failed in ((v1, 3, 1), (v2, 2, 0)):
+            assert (s.inference_count, s.execution_count) == (ok, ok)
+            i = s.inference_stats
+            durations = (i.success, i.fail, i.queue, i.compute_input, i.compute_infer, i.compute_output)
+            assert [d.count for d in durations] == [ok, failed, 0, ok, ok, ok]
+            assert [(b.batch_size, b.compute_infer.count) for b in s.batch_stats] == [(1, ok)]
+            assert s.last_inference > 0
+        assert list(client.get_inference_statistics("versioned", "1").model_stats) == [v1]
+
+        every = client.get_inference_statistics().model_stats
+        assert sorted(s.name for s in every) == ["batched", "versioned", "versioned"]
+        batched = next(s for s in every if s.name == "batched")
+        assert (batched.inference_count, batched.execution_count) == (4, 2)
+        assert [(b.batch_size, b.compute_infer.count) for b in batched.batch_stats] == [(1, 1), (3, 1)]
+        assert batched.inference_stats.queue.count == 2
+
+        with pytest.raises(InferenceServerException) as e:
+            client.get_inference_statistics("no_such_model")
+        assert e.value.status() == "StatusCode.NOT_FOUND"

@@ -1,7 +1,8 @@
 """Triton's Python HTTP client (`tritonclient.http`) against both servers: server and model
 metadata, readiness, inference with binary_data on and off for every datatype the identity
-models expose, requested outputs, BYTES as numpy object arrays, repository load/unload, and
-errors raised as `InferenceServerException`."""
+models expose, requested outputs, BYTES as numpy object arrays, repository load/unload,
+errors raised as `InferenceServerException`, and (kserve-ts only: the anchor has neither)
+Triton's model configuration and statistics extensions."""
 
 from __future__ import annotations
 
@@ -190,3 +191,72 @@ def test_unknown_output_raises(client):
     with pytest.raises(InferenceServerException) as e:
         client.infer("identity_fp32", [infer_input], outputs=[httpclient.InferRequestedOutput("NOPE")])
     assert e.value.status() == "400"
+
+
+def _fp32(name, rows, cols):
+    infer_input = httpclient.InferInput(name, [rows, cols], "FP32")
+    infer_input.set_data_from_numpy(np.arange(rows * cols, dtype=np.float32).reshape(rows, cols))
+    return infer_input
+
+
+def test_model_config(ours_extensions):
+    # Ours only: the anchor has no model configuration extension.
+    with httpclient.InferenceServerClient(url=f"127.0.0.1:{ours_extensions.http_port}") as client:
+        config = client.get_model_config("versioned")
+        assert config["name"] == "versioned"
+        assert (config["platform"], config["backend"], config["max_batch_size"]) == (
+            "onnxruntime_onnx", "onnxruntime", 0)
+        assert config["input"] == [{"name": "INPUT0", "data_type": "TYPE_FP32", "dims": [-1, -1]}]
+        assert config["output"] == [{"name": "OUTPUT0", "data_type": "TYPE_FP32", "dims": [-1, -1]}]
+        assert "dynamic_batching" not in config
+        assert client.get_model_config("versioned", "1")["input"] == config["input"]
+
+        batched = client.get_model_config("batched")
+        assert batched["max_batch_size"] == 8
+        assert [(t["name"], t["data_type"], t["dims"]) for t in batched["input"]] == [
+            ("INPUT0", "TYPE_FP32", [16]), ("INPUT1", "TYPE_FP32", [16])]
+        assert batched["dynamic_batching"] == {"preferred_batch_size": [4, 8], "max_queue_delay_microseconds": 100}
+
+        with pytest.raises(InferenceServerException) as e:
+            client.get_model_config("no_such_model")
+        assert e.value.status() == "404"
+        assert e.value.message() == "Model with name no_such_model does not exist."
+
+
+def test_inference_statistics(ours_extensions):
+    # Ours only: the anchor has no statistics extension. This server serves no other test.
+    with httpclient.InferenceServerClient(url=f"127.0.0.1:{ours_extensions.http_port}") as client:
+        for _ in range(3):
+            client.infer("versioned", [_fp32("INPUT0", 1, 2)], model_version="1")
+        for _ in range(2):
+            client.infer("versioned", [_fp32("INPUT0", 1, 2)])
+        wrong = httpclient.InferInput("INPUT0", [1, 2], "INT32")
+        wrong.set_data_from_numpy(np.ones((1, 2), dtype=np.int32))
+        with pytest.raises(InferenceServerException):
+            client.infer("versioned", [wrong], model_version="1")
+        for rows in (3, 1):
+            client.infer("batched", [_fp32("INPUT0", rows, 16), _fp32("INPUT1", rows, 16)])
+
+        stats = client.get_inference_statistics("versioned")["model_stats"]
+        assert [(s["name"], s["version"]) for s in stats] == [("versioned", "1"), ("versioned", "2")]
+        v1, v2 = stats
+        for s, ok, failed in ((v1, 3, 1), (v2, 2, 0)):
+            assert (s["inference_count"], s["execution_count"]) == (ok, ok)
+            counts = {k: d["count"] for k, d in s["inference_stats"].items()}
+            assert counts == {"success": ok, "fail": failed, "queue": 0, "compute_input": ok, "compute_infer": ok,
+                              "compute_output": ok, "cache_hit": 0, "cache_miss": 0}
+            assert [(b["batch_size"], b["compute_infer"]["count"]) for b in s["batch_stats"]] == [(1, ok)]
+            assert s["last_inference"] > 0
+        assert client.get_inference_statistics("versioned", "1")["model_stats"] == [v1]
+
+        every = client.get_inference_statistics()["model_stats"]
+        assert sorted(s["name"] for s in every) == ["batched", "versioned", "versioned"]
+        batched = next(s for s in every if s["name"] == "batched")
+        # Rows are inferences; each request, sent alone, ran as a batch of its own.
+        assert (batched["inference_count"], batched["execution_count"]) == (4, 2)
+        assert [(b["batch_size"], b["compute_infer"]["count"]) for b in batched["batch_stats"]] == [(1, 1), (3, 1)]
+        assert batched["inference_stats"]["queue"]["count"] == 2
+
+        with pytest.raises(InferenceServerException) as e:
+            client.get_inference_statistics("no_such_model")
+        assert e.value.status() == "404"
