@@ -45,7 +45,7 @@ describe('ModelConfig and ModelStatistics (gRPC)', () => {
         version_policy: { all: {}, policy_choice: 'all' },
         input: [{ name: 'INPUT0', data_type: 'TYPE_FP32', dims: ['-1', '-1'] }],
         output: [{ name: 'OUTPUT0', data_type: 'TYPE_FP32', dims: ['-1', '-1'] }],
-        instance_group: [{ name: 'm', kind: 'KIND_CPU', count: 1 }],
+        instance_group: [{ name: 'm_0', kind: 'KIND_CPU', count: 1 }],
       });
       expect([config['dynamic_batching'], config['scheduling_choice']]).toEqual([undefined, undefined]);
     }

@@ -69,7 +69,7 @@ describe('model configuration and statistics extensions (REST)', () => {
       max_batch_size: 0,
       input: [{ name: 'INPUT0', data_type: 'TYPE_FP32', dims: [-1, -1] }],
       output: [{ name: 'OUTPUT0', data_type: 'TYPE_FP32', dims: [-1, -1] }],
-      instance_group: [{ name: 'm', kind: 'KIND_CPU', count: 1 }],
+      instance_group: [{ name: 'm_0', kind: 'KIND_CPU', count: 1 }],
       parameters: {},
     });
   });

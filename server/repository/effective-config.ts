@@ -41,8 +41,8 @@ export function effectiveConfig(name: string, served: ServedVersion): ModelConfi
     ...(batching === undefined
       ? {}
       : { dynamic_batching: { preferred_batch_size: [...batching.preferredBatchSizes], max_queue_delay_microseconds: batching.maxQueueDelayMicroseconds } }),
-    // One instance per loaded version, where its backend placed it.
-    instance_group: [{ name, kind: gpu ? 'KIND_GPU' : 'KIND_CPU', count: 1 }],
+    // One instance per loaded version, where its backend placed it; named as Triton names a group it was not given a name for.
+    instance_group: [{ name: `${name}_0`, kind: gpu ? 'KIND_GPU' : 'KIND_CPU', count: 1 }],
     parameters: Object.fromEntries([...(config?.parameters ?? new Map<string, string>())].map(([k, v]) => [k, { string_value: v }])),
   };
 }
