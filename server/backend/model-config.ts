@@ -11,6 +11,13 @@ export interface DynamicBatchingConfig {
   readonly maxQueueDelayMicroseconds: number;
 }
 
+/**
+ * Which numeric version folders are loaded (Triton's `version_policy`): the `numVersions`
+ * highest, every one, or the listed ones that exist.
+ */
+export type VersionPolicy =
+  { readonly kind: 'latest'; readonly numVersions: number } | { readonly kind: 'all' } | { readonly kind: 'specific'; readonly versions: readonly string[] };
+
 export interface ModelConfig {
   readonly name: string | undefined;
   /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
@@ -23,6 +30,8 @@ export interface ModelConfig {
   readonly dynamicBatching: DynamicBatchingConfig | undefined;
   /** `parameters { key: "k" value { string_value: "v" } }` entries. */
   readonly parameters: ReadonlyMap<string, string>;
+  /** undefined: no `version_policy` in the file, so the server's default (every version). */
+  readonly versionPolicy: VersionPolicy | undefined;
   /** Fields present in the file that this server does not act on. */
   readonly ignoredFields: readonly string[];
 }

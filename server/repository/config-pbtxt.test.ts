@@ -35,7 +35,8 @@ describe('parseModelConfig', () => {
         ['execution_providers', 'cuda,cpu'],
         ['intra_op_thread_count', '4'],
       ]),
-      ignoredFields: ['instance_group', 'version_policy'],
+      versionPolicy: { kind: 'latest', numVersions: 1 },
+      ignoredFields: ['instance_group'],
     });
   });
 
@@ -48,8 +49,19 @@ describe('parseModelConfig', () => {
       outputs: undefined,
       dynamicBatching: undefined,
       parameters: new Map(),
+      versionPolicy: undefined,
       ignoredFields: [],
     });
+  });
+
+  it.each([
+    ['version_policy { all {} }', { kind: 'all' }],
+    ['version_policy: { latest: { num_versions: 3 } }', { kind: 'latest', numVersions: 3 }],
+    ['version_policy { latest {} }', { kind: 'latest', numVersions: 1 }],
+    ['version_policy { specific { versions: [ 3, 1, 3 ] } }', { kind: 'specific', versions: ['3', '1'] }],
+    ['version_policy { specific { versions: 2 versions: 4 } }', { kind: 'specific', versions: ['2', '4'] }],
+  ])('%s', (text, policy) => {
+    expect(parseModelConfig(text).versionPolicy).toEqual(policy);
   });
 
   it('backend wins over platform', () => {
@@ -89,6 +101,13 @@ describe('parseModelConfig', () => {
     ['a parameter without string_value', 'parameters { key: "k" value: { int_value: 1 } }', /config\.pbtxt: parameters need 'key' and 'value \{ string_value: \.\.\. \}'/],
     ['a non-integer preferred_batch_size', 'dynamic_batching { preferred_batch_size: [ "four" ] }', /config\.pbtxt: 'preferred_batch_size' must hold positive integers/],
     ['a fractional max_queue_delay', 'dynamic_batching { max_queue_delay_microseconds: 0.5 }', /config\.pbtxt: 'max_queue_delay_microseconds' must be an integer/],
+    ['an empty version_policy', 'version_policy {}', /config\.pbtxt: version_policy needs exactly one of latest, all, specific; got \[\]/],
+    ['two policies', 'version_policy { all {} latest {} }', /version_policy needs exactly one of latest, all, specific; got \[all, latest\]/],
+    ['an unknown policy', 'version_policy { newest {} }', /version_policy needs exactly one of latest, all, specific; got \[newest\]/],
+    ['num_versions 0', 'version_policy { latest { num_versions: 0 } }', /version_policy latest num_versions must be a positive integer/],
+    ['a specific policy without versions', 'version_policy { specific {} }', /version_policy specific needs at least one version/],
+    ['a negative specific version', 'version_policy { specific { versions: [ -1 ] } }', /every version_policy specific version must be a non-negative integer version/],
+    ['a policy given as a scalar', 'version_policy: 1', /'version_policy' must be a message/],
   ])('rejects %s with a clear message', (_what, text, message) => {
     expect(() => parseModelConfig(text)).toThrow(message);
   });

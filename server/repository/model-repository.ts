@@ -26,6 +26,7 @@ import type { ModelConfig } from '../backend/model-config.js';
 import { readModelConfig } from './config-pbtxt.js';
 import { VersionStatistics } from '../statistics/version-statistics.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
+import { selectVersions } from './version-policy.js';
 
 export type ModelState = 'LOADING' | 'READY' | 'FAILED' | 'UNLOADING';
 
@@ -299,7 +300,9 @@ export class ModelRepository {
         logger.warn({ model: e.name, fields: config.ignoredFields }, 'config.pbtxt fields not supported; ignored');
       }
       const context = { threads: this.#opts.threads, logger };
-      for (const v of await discoverVersions(dir)) {
+      const { selected, missing } = selectVersions(await discoverVersions(dir), config?.versionPolicy);
+      if (missing.length > 0) logger.warn({ model: e.name, versions: missing }, 'version_policy names versions that have no folder');
+      for (const v of selected) {
         const { backend, file } = await backends.resolve(v.dir, config?.backend);
         // The backend that owns the model reads its parameters; one it does not know fails the load.
         const options = this.#opts.backendSettings.optionsFor(backend, config?.parameters ?? NO_PARAMETERS, logger);
