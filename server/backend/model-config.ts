@@ -32,6 +32,8 @@ export interface ModelConfig {
   readonly parameters: ReadonlyMap<string, string>;
   /** undefined: no `version_policy` in the file, so the server's default (every version). */
   readonly versionPolicy: VersionPolicy | undefined;
+  /** TF Serving's `version_labels { key: "stable" value: 1 }`: label → numeric version. */
+  readonly versionLabels: ReadonlyMap<string, string>;
   /** Fields present in the file that this server does not act on. */
   readonly ignoredFields: readonly string[];
 }

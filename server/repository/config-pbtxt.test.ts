@@ -36,6 +36,7 @@ describe('parseModelConfig', () => {
         ['intra_op_thread_count', '4'],
       ]),
       versionPolicy: { kind: 'latest', numVersions: 1 },
+      versionLabels: new Map(),
       ignoredFields: ['instance_group'],
     });
   });
@@ -50,6 +51,7 @@ describe('parseModelConfig', () => {
       dynamicBatching: undefined,
       parameters: new Map(),
       versionPolicy: undefined,
+      versionLabels: new Map(),
       ignoredFields: [],
     });
   });
@@ -62,6 +64,15 @@ describe('parseModelConfig', () => {
     ['version_policy { specific { versions: 2 versions: 4 } }', { kind: 'specific', versions: ['2', '4'] }],
   ])('%s', (text, policy) => {
     expect(parseModelConfig(text).versionPolicy).toEqual(policy);
+  });
+
+  it('reads version_labels as TF Serving writes them, repeated or as a list', () => {
+    const labels = new Map([
+      ['stable', '1'],
+      ['canary', '2'],
+    ]);
+    expect(parseModelConfig('version_labels { key: "stable" value: 1 }\nversion_labels { key: "canary" value: 2 }').versionLabels).toEqual(labels);
+    expect(parseModelConfig('version_labels [ { key: "stable", value: 1 }, { key: "canary", value: 2 } ]').versionLabels).toEqual(labels);
   });
 
   it('backend wins over platform', () => {
@@ -108,6 +119,11 @@ describe('parseModelConfig', () => {
     ['a specific policy without versions', 'version_policy { specific {} }', /version_policy specific needs at least one version/],
     ['a negative specific version', 'version_policy { specific { versions: [ -1 ] } }', /every version_policy specific version must be a non-negative integer version/],
     ['a policy given as a scalar', 'version_policy: 1', /'version_policy' must be a message/],
+    ['a label without a key', 'version_labels { value: 1 }', /config\.pbtxt: version_labels need a 'key' string and a 'value' version/],
+    ['a label without a version', 'version_labels { key: "stable" }', /config\.pbtxt: version label 'stable' must be a non-negative integer version/],
+    ['a label naming a string', 'version_labels { key: "stable" value: "one" }', /version label 'stable' must be a non-negative integer version/],
+    ['a numeric label', 'version_labels { key: "2" value: 1 }', /config\.pbtxt: version label '2' is a number; labels must not look like versions/],
+    ['a label given twice', 'version_labels { key: "a" value: 1 } version_labels { key: "a" value: 2 }', /config\.pbtxt: version label 'a' is given twice/],
   ])('rejects %s with a clear message', (_what, text, message) => {
     expect(() => parseModelConfig(text)).toThrow(message);
   });

@@ -9,9 +9,9 @@ import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 import type { ModelConfig } from '../backend/model-config.js';
 import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
-import { parseVersionPolicy } from './version-config.js';
+import { parseVersionLabels, parseVersionPolicy } from './version-config.js';
 
-const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'version_policy']);
+const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'version_policy', 'version_labels']);
 
 function one(msg: PbMessage, key: string): PbValue | undefined {
   const v = msg.get(key);
@@ -94,6 +94,7 @@ export function parseModelConfig(text: string): ModelConfig {
     dynamicBatching,
     parameters,
     versionPolicy: parseVersionPolicy(msg.get('version_policy')),
+    versionLabels: parseVersionLabels(msg.get('version_labels')),
     ignoredFields: [...msg.keys()].filter((k) => !KNOWN.has(k)),
   };
 }

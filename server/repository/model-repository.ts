@@ -49,6 +49,8 @@ class Generation {
   constructor(
     readonly versions: ReadonlyMap<string, ServedVersion>,
     readonly defaultVersion: ServedVersion,
+    /** Version labels (config.pbtxt `version_labels`) that name a version of this generation. */
+    readonly labels: ReadonlyMap<string, ServedVersion>,
   ) {}
 
   release(): void {
@@ -219,7 +221,8 @@ export class ModelRepository {
     let served: ServedVersion | undefined;
     if (version === undefined) served = gen.defaultVersion;
     else {
-      served = gen.versions.get(version);
+      // Labels cannot be numbers (version-config.ts), so a label never hides a version.
+      served = gen.versions.get(version) ?? gen.labels.get(version);
       if (served === undefined) throw errors.modelVersionNotFound(name, version);
     }
     // Load shedding: a request past the model's bound is refused at once instead of
@@ -370,7 +373,7 @@ export class ModelRepository {
   #serve(e: Entry, loaded: ServedVersion[], previous: Generation | undefined, started: number): void {
     const { logger } = this.#opts;
     const versions = new Map(loaded.map((l) => [l.version ?? UNVERSIONED, l]));
-    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion);
+    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion, this.#labels(e.name, loaded));
     e.generation = generation;
     for (const l of loaded) l.instance.onFailure((err) => this.#instanceFailed(e, generation, err));
     e.state = 'READY';
@@ -379,12 +382,32 @@ export class ModelRepository {
       {
         model: e.name,
         versions: loaded.map((l) => l.version ?? null),
+        ...(generation.labels.size > 0 ? { labels: Object.fromEntries([...generation.labels].map(([k, v]) => [k, v.version])) } : {}),
         platform: loaded[0]?.platform,
         loadMs: Math.round(performance.now() - started),
       },
       'model loaded',
     );
     if (previous !== undefined) void this.#retire(e.name, previous);
+  }
+
+  /**
+   * The labels of config.pbtxt that name a loaded version. One naming a version the policy
+   * left out, or without a folder, is logged and answers as an unknown version, as TF
+   * Serving refuses a label for a version it does not serve.
+   */
+  #labels(name: string, loaded: readonly ServedVersion[]): Map<string, ServedVersion> {
+    const out = new Map<string, ServedVersion>();
+    const labels = loaded[0]?.config?.versionLabels ?? new Map<string, string>();
+    const dangling: string[] = [];
+    for (const [label, version] of labels) {
+      // By number: folder "01" is version 1, as a policy's versions are.
+      const served = loaded.find((l) => l.version !== undefined && Number(l.version) === Number(version));
+      if (served === undefined) dangling.push(`${label}=${version}`);
+      else out.set(label, served);
+    }
+    if (dangling.length > 0) this.#opts.logger.warn({ model: name, labels: dangling }, 'version labels name versions that are not loaded');
+    return out;
   }
 
   /**

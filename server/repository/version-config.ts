@@ -1,4 +1,8 @@
-/** The version fields of `config.pbtxt`: Triton's `version_policy`. See docs/model-repository.md. */
+/**
+ * The version fields of `config.pbtxt`: Triton's `version_policy` and TF Serving's
+ * `version_labels` (a kserve-ts extension to Triton's schema, in TF Serving's own syntax:
+ * `version_labels { key: "stable" value: 1 }`). See docs/model-repository.md.
+ */
 import type { VersionPolicy } from '../backend/model-config.js';
 import type { PbMessage, PbValue } from './pbtxt.js';
 
@@ -37,4 +41,21 @@ export function parseVersionPolicy(values: readonly PbValue[] | undefined): Vers
   const versions = (body.get('versions') ?? []).map((v) => versionNumber(v, 'every version_policy specific version'));
   if (versions.length === 0) throw new Error('config.pbtxt: version_policy specific needs at least one version');
   return { kind, versions: [...new Set(versions)] };
+}
+
+/**
+ * `version_labels` entries (a protobuf map<string, int64>, written as repeated key/value
+ * messages). A label may not be a number: `/versions/2` must mean version 2, never a label.
+ */
+export function parseVersionLabels(values: readonly PbValue[] | undefined): ReadonlyMap<string, string> {
+  const labels = new Map<string, string>();
+  for (const v of values ?? []) {
+    const entry = message(v, 'version_labels');
+    const key = entry.get('key')?.at(-1);
+    if (typeof key !== 'string' || key === '') throw new Error(`config.pbtxt: version_labels need a 'key' string and a 'value' version`);
+    if (/^\d+$/.test(key)) throw new Error(`config.pbtxt: version label '${key}' is a number; labels must not look like versions`);
+    if (labels.has(key)) throw new Error(`config.pbtxt: version label '${key}' is given twice`);
+    labels.set(key, versionNumber(entry.get('value')?.at(-1), `version label '${key}'`));
+  }
+  return labels;
 }
