@@ -29,6 +29,7 @@ describe('parseServeArgs', () => {
       restMaxBodyBytes: 256 * 1024 * 1024,
       intraOpThreads: usableCpus(),
       logLevel: 'info',
+      repositoryPollSeconds: 0,
     });
     expect(onnx([])).toEqual({ executionProviders: ['cpu'], interOpThreads: 1, inlineMaxMicros: 100, telemetry: false, cuda: {} });
     expect(warnings).toEqual([]);
@@ -45,6 +46,8 @@ describe('parseServeArgs', () => {
     [['--model_name={{.Name}}', '--model_dir=/mnt/models'], { modelName: '{{.Name}}', modelDir: '/mnt/models' }],
     [['--grpc_max_receive_message_length', '-1'], { grpcMaxReceiveMessageLength: -1 }],
     [['--log_level', 'warning'], { logLevel: 'warn' }],
+    [['--repository_poll_secs', '5'], { repositoryPollSeconds: 5 }],
+    [['--repository-poll-secs=5'], { repositoryPollSeconds: 5 }],
   ])('%j', (argv, expected) => {
     expect(parseServeArgs(argv, {}).config).toMatchObject(expected);
   });
@@ -81,6 +84,7 @@ describe('parseServeArgs', () => {
     [['--workers', '0'], '--workers must be at least 1'],
     [['--http_port'], '--http_port needs a value'],
     [['--inline_max_us', '-5'], "--inline_max_us expects a non-negative integer, got '-5'"],
+    [['--repository_poll_secs', '-1'], "--repository_poll_secs expects a non-negative integer, got '-1'"],
   ])('rejects %j', (argv, message) => {
     expect(() => parseServeArgs(argv, {})).toThrow(ConfigError);
     expect(() => parseServeArgs(argv, {})).toThrow(message);

@@ -24,6 +24,8 @@ export interface ServerConfig {
   readonly modelName: string;
   readonly modelDir: string | undefined;
   readonly modelRepository: string | undefined;
+  /** Re-read the model folders this often (seconds; 0 = never): Triton's --repository-poll-secs. */
+  readonly repositoryPollSeconds: number;
   readonly logLevel: string;
   /** Largest REST request body accepted (bytes). */
   readonly restMaxBodyBytes: number;
@@ -84,6 +86,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { name: 'model_name', kind: 'string', dflt: 'model', placeholder: 'NAME', help: 'name of the model in --model_dir' },
   { name: 'model_dir', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' },
   { name: 'model_repository', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder with one sub-folder per model (Triton layout)' },
+  {
+    name: 'repository_poll_secs',
+    kind: 'int',
+    dflt: '0',
+    help: "re-read the model folders every N seconds: new model and version folders load, removed ones unload, changed ones reload (Triton's poll mode; 0 = off)",
+  },
   { name: 'log_level', kind: 'string', dflt: 'info', placeholder: 'LEVEL', help: 'trace, debug, info, warn, error (env KSERVE_LOGLEVEL)' },
   { name: 'rest_max_body_bytes', kind: 'int', dflt: String(256 * MiB), help: 'largest REST request body (bytes)' },
   { name: 'grpc_max_send_message_length', kind: 'int', dflt: String(8 * MiB), help: 'largest gRPC response (bytes; -1 = no limit)' },
@@ -198,6 +206,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     modelName: get('model_name'),
     modelDir,
     modelRepository,
+    repositoryPollSeconds: int('repository_poll_secs'),
     logLevel: logLevel === 'warning' ? 'warn' : logLevel === 'critical' ? 'fatal' : logLevel,
     restMaxBodyBytes: int('rest_max_body_bytes'),
     grpcMaxSendMessageLength: grpcLimit('grpc_max_send_message_length'),

@@ -18,6 +18,7 @@ import { buildHttpApp } from './http/app.js';
 import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
 import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
+import { startRepositoryPoll } from './repository/repository-poll.js';
 import type { RequestLogger } from './request-logger/request-logger.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
@@ -148,10 +149,13 @@ export async function createServer(
     throw e;
   }
 
+  // Started last: nothing above can fail and leave it running.
+  const poll = config.repositoryPollSeconds > 0 ? startRepositoryPoll(repository, config.repositoryPollSeconds * 1000, logger) : undefined;
   let closing: Promise<void> | undefined;
   const close = (delayMs = 0) => {
     closing ??= (async () => {
       dataplane.drain();
+      const pollStopped = poll?.stop();
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const grace = config.gracePeriodSeconds * 1000;
       const graceEnds = Date.now() + grace;
@@ -168,6 +172,8 @@ export async function createServer(
       clearTimeout(timer);
       // Events of the last requests are flushed within what is left of the grace period.
       await requestLogger?.close(Math.max(0, graceEnds - Date.now()));
+      // A poll could load a model again after unloadAll.
+      await pollStopped;
       await repository.unloadAll();
     })();
     return closing;

@@ -7,6 +7,10 @@
  *   and reload wait (bounded) for in-flight requests on the old instances before freeing them.
  * - A model that fails to load is kept with state FAILED and its cause; it never affects
  *   other models.
+ * - `poll` (repository polling) brings the loaded models in line with their folders: new
+ *   model and version folders load, removed ones unload, a version whose files did not
+ *   change keeps its instance. An instance is freed only when no generation holds it, so a
+ *   version being removed finishes the requests it runs.
  * - Server readiness: the startup set has been listed (`loadStartupModels`) and every model
  *   in it is READY. Before the listing the set is unknown, so the server is not ready: a
  *   probe answered between bind and listing would otherwise pass with no model loaded.
@@ -23,8 +27,9 @@ import { BatchingInstance } from '../batching/batching-instance.js';
 import type { Metrics } from '../metrics.js';
 import { refuseInterruptedDownload } from './download-marker.js';
 import type { ModelConfig } from '../backend/model-config.js';
-import { readModelConfig } from './config-pbtxt.js';
+import { parseModelConfig } from './config-pbtxt.js';
 import { VersionStatistics } from '../statistics/version-statistics.js';
+import { type ModelFingerprint, modelFingerprint } from './model-fingerprint.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 import { selectVersions } from './version-policy.js';
 
@@ -51,6 +56,8 @@ class Generation {
     readonly defaultVersion: ServedVersion,
     /** Version labels (config.pbtxt `version_labels`) that name a version of this generation. */
     readonly labels: ReadonlyMap<string, ServedVersion>,
+    /** The folder this generation was loaded from; undefined for a provided model. */
+    readonly fingerprint: ModelFingerprint | undefined,
   ) {}
 
   release(): void {
@@ -69,10 +76,6 @@ class Generation {
       });
     });
   }
-
-  async unload(): Promise<void> {
-    await Promise.allSettled([...this.versions.values()].map((v) => v.instance.unload()));
-  }
 }
 
 interface Entry {
@@ -82,6 +85,8 @@ interface Entry {
   generation: Generation | undefined;
   /** Serialises load/unload of one model. */
   op: Promise<void>;
+  /** Fingerprint key of the folder the last load from the source read, whether it loaded or failed: polling retries only a changed folder. */
+  attempted: string | undefined;
 }
 
 export interface Lease {
@@ -132,6 +137,10 @@ export class ModelRepository {
   /** Names not yet held that the source is being asked about (one question per name at a time). */
   readonly #locating = new Map<string, Promise<string | undefined>>();
   #listed = false;
+  /** Generations holding each loaded instance: a version kept across a reload is freed when the last one lets it go. */
+  readonly #holders = new Map<ModelInstance, number>();
+  /** Models unloaded by request: polling leaves them unloaded until a load request. */
+  readonly #unloadedByRequest = new Set<string>();
   readonly #opts: RepositoryOptions;
 
   constructor(opts: RepositoryOptions) {
@@ -146,6 +155,43 @@ export class ModelRepository {
     this.#listed = true;
     // Listed by the source: known at once (LOADING), without asking the source again first.
     await Promise.all(names.map((n) => this.#loadEntry(n).catch(() => undefined)));
+  }
+
+  /**
+   * Re-reads the source once (repository polling, `--repository_poll_secs`): models with a
+   * new folder load, models whose folder is gone unload, and a model whose folder changed
+   * (version folders, their files, config.pbtxt) reloads, keeping the instances of unchanged
+   * versions; requests keep going to the serving generation until the new one is ready.
+   * A folder that fails to load is tried again only once it changes. Models unloaded by
+   * request and provided models are left alone. Resolves when every change has been tried;
+   * never rejects for a model's load (that is recorded on the model), only when the source
+   * cannot be listed.
+   */
+  async poll(): Promise<void> {
+    if (!this.#listed) return; // the startup load lists the source first
+    const { source } = this.#opts;
+    const provided = this.#opts.provided;
+    const listed = (await source.list()).filter((n) => provided?.has(n) !== true && !this.#unloadedByRequest.has(n));
+    const work: Array<Promise<void>> = [];
+    for (const name of listed) {
+      const e = this.#entries.get(name);
+      if (e === undefined) {
+        work.push(this.#loadEntry(name));
+        continue;
+      }
+      if (e.state === 'UNLOADING') continue;
+      const dir = await source.locate(name);
+      if (dir === undefined) continue;
+      const now = await modelFingerprint(dir).catch(() => undefined);
+      // An unreadable folder (being replaced) is looked at again next time.
+      if (now !== undefined && now.key !== e.attempted) work.push(this.#loadEntry(name, true));
+    }
+    for (const name of this.names()) {
+      if (provided?.has(name) === true || listed.includes(name) || this.#unloadedByRequest.has(name)) continue;
+      // Asked again: a folder that appeared after the listing (and a load request found) stays.
+      if ((await source.locate(name)) === undefined) work.push(this.#unloadEntry(name));
+    }
+    await Promise.allSettled(work);
   }
 
   names(): string[] {
@@ -253,6 +299,11 @@ export class ModelRepository {
    * ModelNotFound when the source has no such model, ModelNotReady with the cause otherwise.
    */
   load(name: string): Promise<void> {
+    this.#unloadedByRequest.delete(name);
+    return this.#load(name);
+  }
+
+  #load(name: string): Promise<void> {
     if (this.#entries.has(name) || this.#opts.provided?.has(name) === true) return this.#loadEntry(name);
     // A name the repository does not hold yet comes from a request: ask the source before it
     // gets an entry. An entry for a name the source lacks would, until the source answered,
@@ -268,22 +319,23 @@ export class ModelRepository {
     });
   }
 
-  #loadEntry(name: string): Promise<void> {
+  /** `reuse`: keep the instances of versions whose files did not change (polling); a load request reloads every version. */
+  #loadEntry(name: string, reuse = false): Promise<void> {
     let e = this.#entries.get(name);
     if (e === undefined) {
-      e = { name, state: 'LOADING', reason: undefined, generation: undefined, op: Promise.resolve() };
+      e = { name, state: 'LOADING', reason: undefined, generation: undefined, op: Promise.resolve(), attempted: undefined };
       this.#entries.set(name, e);
     }
     const entry = e;
     // An unload queued before this load deletes the entry when it finishes: loading into
     // the detached entry would answer 200 for a model nobody can reach and leak its
     // sessions and workers for good. Start over on the entry the map holds by then.
-    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry) : this.load(name)));
+    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry, reuse) : this.#load(name)));
     entry.op = run.catch(() => undefined);
     return run;
   }
 
-  async #doLoad(e: Entry): Promise<void> {
+  async #doLoad(e: Entry, reuse: boolean): Promise<void> {
     const { source, backends, logger } = this.#opts;
     const started = performance.now();
     const provided = this.#opts.provided?.get(e.name);
@@ -296,9 +348,14 @@ export class ModelRepository {
     const previous = e.generation;
     if (previous === undefined) e.state = 'LOADING';
     const loaded: ServedVersion[] = [];
+    const fresh: ModelInstance[] = [];
     try {
       await refuseInterruptedDownload(source.root === undefined ? [dir] : [source.root, dir]);
-      const config = await readModelConfig(dir);
+      // Read before the files are loaded: a change made while loading shows at the next poll.
+      const fingerprint = await modelFingerprint(dir);
+      e.attempted = fingerprint.key;
+      if (reuse && previous?.fingerprint?.key === fingerprint.key) return;
+      const config = fingerprint.configText === undefined ? undefined : parseModelConfig(fingerprint.configText);
       if (config?.ignoredFields.length) {
         logger.warn({ model: e.name, fields: config.ignoredFields }, 'config.pbtxt fields not supported; ignored');
       }
@@ -306,11 +363,17 @@ export class ModelRepository {
       const { selected, missing } = selectVersions(await discoverVersions(dir), config?.versionPolicy);
       if (missing.length > 0) logger.warn({ model: e.name, versions: missing }, 'version_policy names versions that have no folder');
       for (const v of selected) {
+        const kept = reuse ? this.#unchanged(previous, fingerprint, v.version ?? UNVERSIONED) : undefined;
+        if (kept !== undefined) {
+          loaded.push(kept);
+          continue;
+        }
         const { backend, file } = await backends.resolve(v.dir, config?.backend);
         // The backend that owns the model reads its parameters; one it does not know fails the load.
         const options = this.#opts.backendSettings.optionsFor(backend, config?.parameters ?? NO_PARAMETERS, logger);
         const loadedInstance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options, context);
         const { instance, statistics } = this.#withBatching(e.name, loadedInstance, config);
+        fresh.push(instance);
         loaded.push({
           modelName: e.name,
           version: v.version,
@@ -324,11 +387,19 @@ export class ModelRepository {
         checkConfigAgainstModel(e.name, 'input', config?.inputs, instance.inputs);
         checkConfigAgainstModel(e.name, 'output', config?.outputs, instance.outputs);
       }
+      this.#serve(e, loaded, fresh, previous, started, fingerprint);
     } catch (err) {
-      await Promise.allSettled(loaded.map((l) => l.instance.unload()));
+      // Kept versions still belong to the serving generation.
+      await Promise.allSettled(fresh.map((i) => i.unload()));
       throw this.#loadFailed(e, previous, err);
     }
-    this.#serve(e, loaded, previous, started);
+  }
+
+  /** The previous generation's version `label` when its files and config.pbtxt are as they were. */
+  #unchanged(previous: Generation | undefined, now: ModelFingerprint, label: string): ServedVersion | undefined {
+    const before = previous?.fingerprint;
+    if (before === undefined || before.configText !== now.configText || before.stamps.get(label) !== now.stamps.get(label)) return undefined;
+    return previous?.versions.get(label);
   }
 
   /** Loads a provided model (one unversioned instance); failures are recorded as for a folder's. */
@@ -352,7 +423,7 @@ export class ModelRepository {
       config: undefined,
       statistics: new VersionStatistics(false),
     };
-    this.#serve(e, [served], previous, started);
+    this.#serve(e, [served], [instance], previous, started, undefined);
   }
 
   /**
@@ -370,18 +441,21 @@ export class ModelRepository {
   }
 
   /** Makes a loaded set of versions the model's current generation and retires the previous one. */
-  #serve(e: Entry, loaded: ServedVersion[], previous: Generation | undefined, started: number): void {
+  #serve(e: Entry, loaded: ServedVersion[], fresh: readonly ModelInstance[], previous: Generation | undefined, started: number, fingerprint: ModelFingerprint | undefined): void {
     const { logger } = this.#opts;
     const versions = new Map(loaded.map((l) => [l.version ?? UNVERSIONED, l]));
-    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion, this.#labels(e.name, loaded));
+    const generation = new Generation(versions, loaded[loaded.length - 1] as ServedVersion, this.#labels(e.name, loaded), fingerprint);
     e.generation = generation;
-    for (const l of loaded) l.instance.onFailure((err) => this.#instanceFailed(e, generation, err));
+    for (const l of loaded) this.#holders.set(l.instance, (this.#holders.get(l.instance) ?? 0) + 1);
+    // Once per instance, however many generations keep it.
+    for (const instance of fresh) instance.onFailure((err) => this.#instanceFailed(e, instance, err));
     e.state = 'READY';
     e.reason = undefined;
     logger.info(
       {
         model: e.name,
         versions: loaded.map((l) => l.version ?? null),
+        ...(fresh.length < loaded.length ? { kept: loaded.filter((l) => !fresh.includes(l.instance)).map((l) => l.version ?? null) } : {}),
         ...(generation.labels.size > 0 ? { labels: Object.fromEntries([...generation.labels].map(([k, v]) => [k, v.version])) } : {}),
         platform: loaded[0]?.platform,
         loadMs: Math.round(performance.now() - started),
@@ -445,25 +519,46 @@ export class ModelRepository {
    * A loaded instance broke on its own (its worker died): refuse requests with the cause at
    * once, free the rest of that generation, and try one fresh load.
    */
-  #instanceFailed(e: Entry, gen: Generation, err: Error): void {
-    if (e.generation !== gen) return;
+  #instanceFailed(e: Entry, instance: ModelInstance, err: Error): void {
+    const gen = e.generation;
+    // An instance only older generations hold is theirs to free when they drain.
+    if (gen === undefined || ![...gen.versions.values()].some((v) => v.instance === instance)) return;
     const reason = `model instance failed: ${err.message}`;
     this.#opts.logger.error({ model: e.name, err: reason }, 'model failed; reloading');
     e.generation = undefined;
     e.state = 'FAILED';
     e.reason = reason;
-    void gen.unload();
-    this.load(e.name).catch(() => undefined);
+    void this.#release(gen);
+    this.#load(e.name).catch(() => undefined);
   }
 
   async #retire(name: string, gen: Generation): Promise<void> {
     const clean = await gen.drained(this.#opts.drainTimeoutMs);
     if (!clean) this.#opts.logger.warn({ model: name, inflight: gen.inflight }, 'drain timed out; unloading anyway');
-    await gen.unload();
+    await this.#release(gen);
+  }
+
+  /** A generation lets go of its instances; those no other generation holds are freed. */
+  async #release(gen: Generation): Promise<void> {
+    const free: ModelInstance[] = [];
+    for (const { instance } of gen.versions.values()) {
+      const n = (this.#holders.get(instance) ?? 1) - 1;
+      if (n > 0) this.#holders.set(instance, n);
+      else {
+        this.#holders.delete(instance);
+        free.push(instance);
+      }
+    }
+    await Promise.allSettled(free.map((i) => i.unload()));
   }
 
   /** Unloads a model: new requests are refused at once, in-flight ones finish first. */
   unload(name: string): Promise<void> {
+    if (this.#entries.has(name)) this.#unloadedByRequest.add(name);
+    return this.#unloadEntry(name);
+  }
+
+  #unloadEntry(name: string): Promise<void> {
     const e = this.#entries.get(name);
     if (e === undefined) return Promise.reject(errors.modelNotFound(name));
     const run = e.op.then(async () => {
