@@ -17,7 +17,7 @@ import { HEADER_LENGTH_HEADER } from '../../protocols/v2/rest-request.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const name = { type: 'string', description: 'model name' } as const;
-const version = { type: 'string', description: 'model version label, e.g. "1"' } as const;
+const version = { type: 'string', description: 'model version: a number, e.g. "1", or a version label of its config.pbtxt, e.g. "stable"' } as const;
 
 /** Path parameters: `:name` and `:name` + `:version` (validated). */
 export const modelParams = { type: 'object', required: ['name'], properties: { name } } as const;
