@@ -6,7 +6,8 @@
  */
 import { datatypeInfo } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { ModelConfigDocument, ModelTensorConfig } from '../../protocols/triton-documents.js';
+import type { ModelConfigDocument, ModelTensorConfig, VersionPolicy } from '../../protocols/triton-documents.js';
+import type { VersionPolicy as ConfigVersionPolicy } from '../backend/model-config.js';
 import type { ServedVersion } from './model-repository.js';
 
 /** Triton's backend name for the platforms kserve-ts runs; a Triton client reads `backend` as Triton names it. */
@@ -22,6 +23,18 @@ function tensorConfig(spec: TensorSpec, batched: boolean): ModelTensorConfig {
   return { name: spec.name, data_type: tritonType, dims: batched ? spec.shape.slice(1) : [...spec.shape] };
 }
 
+/** The model's version_policy in Triton's shape; none is kserve-ts's default, every version (docs/model-repository.md). */
+function versionPolicy(policy: ConfigVersionPolicy | undefined): VersionPolicy {
+  switch (policy?.kind) {
+    case 'latest':
+      return { latest: { num_versions: policy.numVersions } };
+    case 'specific':
+      return { specific: { versions: policy.versions.map(Number) } };
+    default:
+      return { all: {} };
+  }
+}
+
 export function effectiveConfig(name: string, served: ServedVersion): ModelConfigDocument {
   const config = served.config;
   const maxBatchSize = config?.maxBatchSize ?? 0;
@@ -33,8 +46,7 @@ export function effectiveConfig(name: string, served: ServedVersion): ModelConfi
     name,
     platform: served.platform,
     backend: TRITON_BACKENDS.get(served.platform) ?? config?.backend ?? '',
-    // Every version folder is loaded (docs/model-repository.md).
-    version_policy: { all: {} },
+    version_policy: versionPolicy(config?.versionPolicy),
     max_batch_size: maxBatchSize,
     input: served.inputs.map((t) => tensorConfig(t, batched)),
     output: served.outputs.map((t) => tensorConfig(t, batched)),

@@ -79,6 +79,19 @@ describe('a server whose models use each policy', () => {
     expect(json(await post(`${f.server.url}/v2/models/${name}/infer`, body))).toMatchObject({ model_version: served.at(-1) });
   });
 
+  it.each([
+    ['unset', { all: {} }],
+    ['all', { all: {} }],
+    ['latest2', { latest: { num_versions: 2 } }],
+    ['specific', { specific: { versions: [1, 3] } }],
+  ])('%s: the model configuration extension reports the policy it runs with (REST and gRPC)', async (name, policy) => {
+    expect(json(await get(`${f.server.url}/v2/models/${name}/config`))).toMatchObject({ version_policy: policy });
+    const grpc = await f.client.call<{ config: { version_policy: Record<string, unknown> } }>('ModelConfig', { name });
+    // int64 versions arrive as strings from the test's gRPC client (longs: String).
+    const numeric = JSON.parse(JSON.stringify(grpc.config.version_policy), (k, v: unknown) => (k === 'versions' && Array.isArray(v) ? v.map(Number) : v)) as unknown;
+    expect(numeric).toMatchObject(policy);
+  });
+
   it('a policy that selects no folder fails the load with the reason', async () => {
     expectError(await get(`${f.server.url}/v2/models/nothing/ready`), 503, /version_policy specific \[9\] selects none of the version folders \[1, 2, 3\]/);
   });
