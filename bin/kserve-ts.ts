@@ -51,8 +51,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
-    // A failed start (a port that cannot be bound) leaves models loading in worker threads
-    // and listeners already bound: nothing of it may keep the process up.
+    // A failed start has unloaded its models and closed its listeners (server/main.ts);
+    // whatever else is left (a timer, a half-open socket) must not keep the process up.
     if (code !== 0) process.exit();
   },
   (err: unknown) => {

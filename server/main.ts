@@ -66,11 +66,15 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
     ports = await listen(server);
   } catch (e) {
     if (!(e instanceof ListenError)) throw e;
-    // Before readiness (held until every listener is bound), and at once: the bin exits on
-    // a non-zero code without waiting for models still loading.
+    // Readiness was held until every listener is bound, so it was never reported. The line
+    // comes first; then the models still loading finish and are unloaded before the exit: an
+    // exit while a backend's worker thread is inside its native runtime can abort the whole
+    // process (onnxruntime-node: "terminate called after throwing an instance of
+    // 'Napi::Error'", exit 134 instead of 1, about once in 40 starts).
     logger.fatal({ err: e.message }, 'a listener could not be bound; stopping');
     await printFatal(`kserve-ts serve: ${e.message}`);
-    server.dataplane.drain();
+    await loading;
+    await server.close();
     leaveCluster();
     return 1;
   }

@@ -59,6 +59,9 @@ describe('kserve-ts serve with a port taken', () => {
     expect(r.code).toBe(1);
     expect(r.errLines).toEqual([`kserve-ts serve: cannot listen on 127.0.0.1:${taken} for REST (--http_port): ${IN_USE}`]);
     expect(r.messages).not.toContain('server started');
+    // The model loading when the bind failed is unloaded before the exit: exiting while its
+    // worker thread is inside onnxruntime aborted the process now and then (exit 134).
+    expect(r.messages).toContain('model unloaded');
   }, 60_000);
 
   it('gRPC: exits 1 with one line, REST already bound notwithstanding', async () => {
@@ -66,6 +69,7 @@ describe('kserve-ts serve with a port taken', () => {
     expect(r.code).toBe(1);
     expect(r.errLines).toEqual([`kserve-ts serve: cannot listen on 127.0.0.1:${taken} for gRPC (--grpc_port): ${IN_USE}`]);
     expect(r.messages).not.toContain('server started');
+    expect(r.messages).toContain('model unloaded');
   }, 60_000);
 
   it('with --workers 2: exits 1 with one line, not one per worker', async () => {
@@ -85,6 +89,7 @@ describe('kserve-ts serve with a port taken', () => {
     const r = await run([...serve, '--http_port', String(taken), '--grpc_port', '0', '--ssl_certfile', cert, '--ssl_keyfile', key]);
     expect(r.code).toBe(1);
     expect(r.errLines).toEqual([`kserve-ts serve: cannot listen on 127.0.0.1:${taken} for HTTPS (--http_port): ${IN_USE}`]);
+    expect(r.messages).toContain('model unloaded');
   }, 60_000);
 });
 
