@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import type { FlagSpec, Flags } from '../../cli/flags.js';
 import type { Parameters, SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
-import type { ModelConfig } from './model-config.js';
+import type { InstanceKind, ModelConfig } from './model-config.js';
 import type { ClientSignal } from '../client-signal.js';
 
 /** What every backend gets at load, whatever its own options. */
@@ -35,6 +35,23 @@ export interface LoadSpec {
   /** The file `detect` found in `dir`. */
   readonly file: string;
   readonly config: ModelConfig | undefined;
+  /**
+   * Which instance of the version's instance group this load creates (config.pbtxt
+   * `instance_group`); absent: the version's only instance, placed as the backend chooses
+   * (KIND_AUTO). Backends that do not declare `instanceGroups` only ever get count 1 and
+   * kind 'auto' or 'cpu'.
+   */
+  readonly instance?: InstanceSpec | undefined;
+}
+
+export interface InstanceSpec {
+  /** 0-based position among the version's instances. */
+  readonly index: number;
+  /** The version's instances in all (every group's count, times its GPUs). */
+  readonly count: number;
+  readonly kind: InstanceKind;
+  /** KIND_GPU with `gpus`: the device this instance runs on; undefined: the backend's configured device. */
+  readonly gpu: number | undefined;
 }
 
 /**
@@ -133,6 +150,15 @@ export interface Backend<Settings = unknown, Options = unknown> {
   /** Other names that select this backend: Triton `platform`/`backend` values. */
   readonly aliases: readonly string[];
   readonly flags: readonly FlagSpec[];
+  /**
+   * What of config.pbtxt's `instance_group` this backend honours. `multiple`: `load` may be
+   * called several times for one version, each call an independent instance that runs in
+   * parallel with the others (its own session and thread); the repository sends each request
+   * to a free one. `gpu`: a KIND_GPU instance is placed on its device (LoadSpec.instance).
+   * Absent: one instance per version; the repository refuses a group that asks for more, or
+   * for a GPU, naming the field.
+   */
+  readonly instanceGroups?: { readonly multiple: boolean; readonly gpu: boolean };
   settings(flags: Flags): Settings;
   /**
    * Process-wide set-up, called on the main thread by createServer before any model loads or

@@ -6,6 +6,9 @@
  */
 import type { TensorSpec } from '../../protocols/tensor.js';
 
+/** Triton's instance kinds: KIND_AUTO (and KIND_MODEL) leave the placement to the backend. */
+export type InstanceKind = 'auto' | 'cpu' | 'gpu';
+
 export interface DynamicBatchingConfig {
   readonly preferredBatchSizes: readonly number[];
   readonly maxQueueDelayMicroseconds: number;
@@ -18,6 +21,15 @@ export interface DynamicBatchingConfig {
 export type VersionPolicy =
   { readonly kind: 'latest'; readonly numVersions: number } | { readonly kind: 'all' } | { readonly kind: 'specific'; readonly versions: readonly string[] };
 
+/** One `instance_group` entry: `count` instances of `kind`, on each of `gpus` for KIND_GPU. */
+export interface InstanceGroupConfig {
+  readonly name: string | undefined;
+  readonly count: number;
+  readonly kind: InstanceKind;
+  /** Device ids; empty: the backend's configured device. */
+  readonly gpus: readonly number[];
+}
+
 export interface ModelConfig {
   readonly name: string | undefined;
   /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
@@ -28,6 +40,8 @@ export interface ModelConfig {
   readonly inputs: readonly TensorSpec[] | undefined;
   readonly outputs: readonly TensorSpec[] | undefined;
   readonly dynamicBatching: DynamicBatchingConfig | undefined;
+  /** `instance_group` entries; empty: one instance of KIND_AUTO. */
+  readonly instanceGroups: readonly InstanceGroupConfig[];
   /** `parameters { key: "k" value { string_value: "v" } }` entries. */
   readonly parameters: ReadonlyMap<string, string>;
   /** undefined: no `version_policy` in the file, so the server's default (every version). */

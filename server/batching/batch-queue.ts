@@ -6,10 +6,10 @@
  * that finds the model idle):
  * - An item joins the open batch of its key if the rows still fit, else that batch is closed
  *   and a new one opened. Items of different keys never share a batch.
- * - Nothing in flight (the model is idle): the oldest batch is dispatched at once, whatever
- *   its size. A lone request never waits, and batches only form from what queued while
- *   the model was busy.
- * - Something in flight: a batch is dispatched once it is full (the largest preferred batch
+ * - Fewer batches in flight than the model has instances (an instance is idle): the oldest
+ *   batch is dispatched at once, whatever its size. A lone request never waits, and batches
+ *   only form from what queued while every instance was busy.
+ * - Every instance busy: a batch is dispatched once it is full (the largest preferred batch
  *   size, or `maxBatchSize` when none is given) while fewer than `maxInFlight` batches are
  *   in flight: it cannot grow, so handing it over early only saves the backend a round
  *   trip. A batch that is not full keeps filling until the model is idle, and goes then.
@@ -22,8 +22,10 @@
 export interface BatchQueueOptions {
   readonly maxBatchSize: number;
   readonly preferredBatchSizes: readonly number[];
-  /** Batches handed to `run` and not yet settled, at most (≥ 1). */
+  /** Batches handed to `run` and not yet settled, at most (≥ `instances`). */
   readonly maxInFlight: number;
+  /** Batches the model runs side by side (config.pbtxt instance_group); default 1. */
+  readonly instances?: number | undefined;
 }
 
 interface Batch<T> {
@@ -99,7 +101,8 @@ export class BatchQueue<T> {
 
   #pump(): void {
     while (this.#inFlight < this.#opts.maxInFlight) {
-      const i = this.#inFlight === 0 ? (this.#queue.length > 0 ? 0 : -1) : this.#queue.findIndex((b) => b.full);
+      const idle = this.#inFlight < (this.#opts.instances ?? 1);
+      const i = idle ? (this.#queue.length > 0 ? 0 : -1) : this.#queue.findIndex((b) => b.full);
       if (i < 0) break;
       const [batch] = this.#queue.splice(i, 1) as [Batch<T>];
       // A dispatched batch may still be open (not full): nothing joins it once it goes.

@@ -54,7 +54,7 @@ async function releaseAll(calls: Call[]): Promise<void> {
   }
 }
 
-function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number; inFlight: number }> = {}) {
+function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; preferred: number[]; delayUs: number; inFlight: number; instances: number }> = {}) {
   const sizes: number[] = [];
   const queued: number[] = [];
   const executed: number[] = [];
@@ -64,6 +64,7 @@ function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; p
     preferredBatchSizes: extra.preferred ?? [],
     maxQueueDelayMicroseconds: extra.delayUs ?? 0,
     maxInFlight: extra.inFlight,
+    instances: extra.instances,
     observer: { batchSize: (n) => sizes.push(n), queueSeconds: (s) => queued.push(s), executed: (rows) => executed.push(rows) },
   });
   return { b, sizes, queued, executed };
@@ -202,6 +203,24 @@ describe('BatchingInstance', () => {
     await releaseAll(calls);
     (await Promise.all(outs)).forEach((o, i) => expect(Array.from(o[0]?.data as Float32Array)).toEqual([2 * i]));
     expect(sizes).toEqual([1, 4, 4, 4]);
+  });
+
+  it('with two instances, sends a second request at once while one runs, and stages one full batch behind them', async () => {
+    const { instance, calls } = fakeInstance();
+    const { b, sizes } = batching(instance, { maxBatchSize: 4, delayUs: 60_000_000, instances: 2 });
+    const first = b.infer([fp32([[0]])], ['OUTPUT0']);
+    await tick();
+    const second = b.infer([fp32([[1]])], ['OUTPUT0']);
+    await tick();
+    // Each found an instance idle: both run alone, side by side.
+    expect(calls.map((c) => c.inputs[0]?.shape[0])).toEqual([1, 1]);
+    const rest = Array.from({ length: 9 }, (_, i) => b.infer([fp32([[i + 2]])], ['OUTPUT0']));
+    await tick();
+    // Both instances busy: one full batch is staged (three in flight), the rest fill and wait.
+    expect(calls.map((c) => c.inputs[0]?.shape[0])).toEqual([1, 1, 4]);
+    await releaseAll(calls);
+    expect([await first, await second, ...(await Promise.all(rest))].map((o) => Array.from(o[0]?.data as Float32Array))).toEqual(Array.from({ length: 11 }, (_, i) => [2 * i]));
+    expect(sizes).toEqual([1, 1, 4, 4, 1]);
   });
 
   it('never exceeds max_batch_size and dispatches at the largest preferred size', async () => {

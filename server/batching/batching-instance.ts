@@ -11,10 +11,11 @@
  *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
  * - Adaptive (scheduling: batch-queue.ts): a request that finds the model idle runs at once,
  *   alone, with no delay; batches form only from requests that queued while the model was
- *   busy, and go when it is idle again. A full batch may be handed over while another runs,
- *   up to `maxInFlight` in all (default 2: the ONNX worker runs one job at a time in
- *   arrival order, so the second waits in its queue and starts without a round trip to
- *   this thread).
+ *   busy, and go when it is idle again. With `instances` (an instance group), that many
+ *   batches run at once, one per instance. A full batch may be handed over while the others
+ *   run, up to `maxInFlight` in all (default `instances` + 1: an ONNX worker runs one job at
+ *   a time in arrival order, so the staged one waits in a queue and starts without a round
+ *   trip to this thread).
  * - Ordering: each caller gets exactly its rows, in its order; calls in one batch are
  *   stacked in arrival order.
  * - Errors are isolated: if a batched inner call fails (or its outputs lost the batch
@@ -41,8 +42,13 @@ export interface BatchingOptions {
    * the model is idle, which is never later than this bound would allow (batch-queue.ts).
    */
   readonly maxQueueDelayMicroseconds: number;
-  /** Batches handed to the inner instance at a time, at most (default 2). */
+  /** Batches handed to the inner instance at a time, at most (default: one per instance, and one staged). */
   readonly maxInFlight?: number | undefined;
+  /**
+   * Instances behind the inner instance (an InstancePool's size): that many batches run at
+   * once, each going as soon as an instance is idle. Default 1.
+   */
+  readonly instances?: number | undefined;
   /** Called once per inner call with its rows, and once per request with its queue time. */
   readonly observer?: BatchObserver | undefined;
 }
@@ -57,8 +63,8 @@ export interface BatchObserver {
   executed?(rows: number, seconds: number): void;
 }
 
-/** One batch running in the inner instance and one staged behind it. */
-const DEFAULT_MAX_IN_FLIGHT = 2;
+/** Beyond one batch running on each instance, one staged behind them. */
+const STAGED = 1;
 
 interface Pending {
   readonly inputs: readonly Tensor[];
@@ -80,11 +86,13 @@ export class BatchingInstance implements ModelInstance {
   constructor(inner: ModelInstance, opts: BatchingOptions) {
     this.#inner = inner;
     this.#opts = opts;
+    const instances = Math.max(1, opts.instances ?? 1);
     this.#queue = new BatchQueue<Pending>(
       {
         maxBatchSize: opts.maxBatchSize,
         preferredBatchSizes: opts.preferredBatchSizes,
-        maxInFlight: Math.max(1, opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
+        maxInFlight: Math.max(instances, opts.maxInFlight ?? instances + STAGED),
+        instances,
       },
       (items) => this.#runBatch(items),
     );

@@ -18,7 +18,7 @@ describe('parseModelConfig', () => {
       dynamic_batching { preferred_batch_size: [ 4, 8 ] max_queue_delay_microseconds: 100 }
       parameters { key: "execution_providers" value: { string_value: "cuda,cpu" } }
       parameters { key: "intra_op_thread_count" value: { string_value: "4" } }
-      instance_group [ { count: 2, kind: KIND_GPU } ]
+      instance_group [ { name: "a", count: 2, kind: KIND_GPU, gpus: [ 0, 1 ] }, { kind: KIND_CPU rate_limiter { priority: 1 } } ]
       version_policy: { latest: { num_versions: 1 } }
     `);
     expect(config).toEqual({
@@ -37,7 +37,11 @@ describe('parseModelConfig', () => {
       ]),
       versionPolicy: { kind: 'latest', numVersions: 1 },
       versionLabels: new Map(),
-      ignoredFields: ['instance_group'],
+      instanceGroups: [
+        { name: 'a', count: 2, kind: 'gpu', gpus: [0, 1] },
+        { name: undefined, count: 1, kind: 'cpu', gpus: [] },
+      ],
+      ignoredFields: ['instance_group.rate_limiter'],
     });
   });
 
@@ -49,6 +53,7 @@ describe('parseModelConfig', () => {
       inputs: undefined,
       outputs: undefined,
       dynamicBatching: undefined,
+      instanceGroups: [],
       parameters: new Map(),
       versionPolicy: undefined,
       versionLabels: new Map(),
@@ -73,6 +78,15 @@ describe('parseModelConfig', () => {
     ]);
     expect(parseModelConfig('version_labels { key: "stable" value: 1 }\nversion_labels { key: "canary" value: 2 }').versionLabels).toEqual(labels);
     expect(parseModelConfig('version_labels [ { key: "stable", value: 1 }, { key: "canary", value: 2 } ]').versionLabels).toEqual(labels);
+  });
+
+  it.each([
+    ['KIND_AUTO', 'auto'],
+    ['KIND_MODEL', 'auto'],
+    ['KIND_CPU', 'cpu'],
+    ['KIND_GPU', 'gpu'],
+  ])('instance_group kind %s is %s', (kind, expected) => {
+    expect(parseModelConfig(`instance_group { kind: ${kind} }`).instanceGroups).toEqual([{ name: undefined, count: 1, kind: expected, gpus: [] }]);
   });
 
   it('backend wins over platform', () => {
@@ -124,6 +138,14 @@ describe('parseModelConfig', () => {
     ['a label naming a string', 'version_labels { key: "stable" value: "one" }', /version label 'stable' must be a non-negative integer version/],
     ['a numeric label', 'version_labels { key: "2" value: 1 }', /config\.pbtxt: version label '2' is a number; labels must not look like versions/],
     ['a label given twice', 'version_labels { key: "a" value: 1 } version_labels { key: "a" value: 2 }', /config\.pbtxt: version label 'a' is given twice/],
+    ['an instance_group count of 0', 'instance_group { count: 0 }', /config\.pbtxt: instance_group 'count' must be >= 1 \(got 0\)/],
+    [
+      'an unknown instance_group kind',
+      'instance_group { kind: KIND_TPU }',
+      /config\.pbtxt: instance_group 'kind' must be one of KIND_AUTO, KIND_MODEL, KIND_CPU, KIND_GPU \(got KIND_TPU\)/,
+    ],
+    ['gpus on a KIND_CPU group', 'instance_group { kind: KIND_CPU gpus: [ 0 ] }', /config\.pbtxt: instance_group 'gpus' applies to KIND_GPU only \(this group is KIND_CPU\)/],
+    ['a negative gpu', 'instance_group { kind: KIND_GPU gpus: [ -1 ] }', /config\.pbtxt: 'gpus' must hold integers >= 0/],
   ])('rejects %s with a clear message', (_what, text, message) => {
     expect(() => parseModelConfig(text)).toThrow(message);
   });

@@ -8,34 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 import type { ModelConfig } from '../backend/model-config.js';
-import { type PbMessage, type PbValue, parsePbtxt } from './pbtxt.js';
+import { readInstanceGroups } from './config-instance-groups.js';
+import { type PbMessage, parsePbtxt } from './pbtxt.js';
+import { int, one, str, sub } from './pbtxt-fields.js';
 import { parseVersionLabels, parseVersionPolicy } from './version-config.js';
 
-const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'version_policy', 'version_labels']);
-
-function one(msg: PbMessage, key: string): PbValue | undefined {
-  const v = msg.get(key);
-  return v === undefined ? undefined : v[v.length - 1];
-}
-
-function str(msg: PbMessage, key: string): string | undefined {
-  const v = one(msg, key);
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new Error(`config.pbtxt: '${key}' must be a string`);
-  return v;
-}
-
-function int(msg: PbMessage, key: string, dflt: number): number {
-  const v = one(msg, key);
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`config.pbtxt: '${key}' must be an integer`);
-  return v;
-}
-
-function sub(v: PbValue, what: string): PbMessage {
-  if (!(v instanceof Map)) throw new Error(`config.pbtxt: '${what}' must be a message`);
-  return v;
-}
+const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'instance_group', 'version_policy', 'version_labels']);
 
 function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefined {
   const list = msg.get(key);
@@ -83,6 +61,7 @@ export function parseModelConfig(text: string): ModelConfig {
     }
     parameters.set(key, s);
   }
+  const instances = readInstanceGroups(msg);
   const maxBatchSize = int(msg, 'max_batch_size', 0);
   if (maxBatchSize < 0) throw new Error('config.pbtxt: max_batch_size must be >= 0');
   return {
@@ -92,10 +71,11 @@ export function parseModelConfig(text: string): ModelConfig {
     inputs: tensors(msg, 'input'),
     outputs: tensors(msg, 'output'),
     dynamicBatching,
+    instanceGroups: instances.groups,
     parameters,
     versionPolicy: parseVersionPolicy(msg.get('version_policy')),
     versionLabels: parseVersionLabels(msg.get('version_labels')),
-    ignoredFields: [...msg.keys()].filter((k) => !KNOWN.has(k)),
+    ignoredFields: [...[...msg.keys()].filter((k) => !KNOWN.has(k)), ...instances.ignored],
   };
 }
 

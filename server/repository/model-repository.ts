@@ -32,6 +32,7 @@ import { VersionStatistics } from '../statistics/version-statistics.js';
 import { type ModelFingerprint, modelFingerprint } from './model-fingerprint.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 import { selectVersions } from './version-policy.js';
+import { loadVersionInstances } from './version-instances.js';
 
 export type ModelState = 'LOADING' | 'READY' | 'FAILED' | 'UNLOADING';
 
@@ -371,8 +372,9 @@ export class ModelRepository {
         const { backend, file } = await backends.resolve(v.dir, config?.backend);
         // The backend that owns the model reads its parameters; one it does not know fails the load.
         const options = this.#opts.backendSettings.optionsFor(backend, config?.parameters ?? NO_PARAMETERS, logger);
-        const loadedInstance = await backend.load({ modelName: e.name, version: v.version, dir: v.dir, file, config }, options, context);
-        const { instance, statistics } = this.#withBatching(e.name, loadedInstance, config);
+        const versionSpec = { modelName: e.name, version: v.version, dir: v.dir, file, config };
+        const { instance: loadedInstance, count } = await loadVersionInstances(backend, versionSpec, options, context);
+        const { instance, statistics } = this.#withBatching(e.name, loadedInstance, config, count);
         fresh.push(instance);
         loaded.push({
           modelName: e.name,
@@ -489,7 +491,7 @@ export class ModelRepository {
    * dim), with the version's statistics: the batcher reports its queue times and executions
    * to them from the readings its histograms get.
    */
-  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined): { instance: ModelInstance; statistics: VersionStatistics } {
+  #withBatching(name: string, instance: ModelInstance, config: ModelConfig | undefined, instances: number): { instance: ModelInstance; statistics: VersionStatistics } {
     const batching = config?.dynamicBatching;
     if (batching === undefined) return { instance, statistics: new VersionStatistics(false) };
     if (config === undefined || config.maxBatchSize <= 0) {
@@ -503,6 +505,7 @@ export class ModelRepository {
       maxBatchSize: config.maxBatchSize,
       preferredBatchSizes: batching.preferredBatchSizes,
       maxQueueDelayMicroseconds: batching.maxQueueDelayMicroseconds,
+      instances,
       observer: {
         batchSize: (rows) => metrics?.observeBatchSize(name, rows),
         queueSeconds: (seconds) => {

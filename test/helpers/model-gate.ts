@@ -33,17 +33,25 @@ export async function untilQueueDepth(server: ModelServer, model: string, n: num
 /** One call waiting at the gate. */
 export interface HeldCall {
   readonly model: string;
+  /** Which instance of the version's instance group the call reached (LoadSpec.instance), 0 without a group. */
+  readonly instance: number;
   /** The request's context as the instance got it (its `signal` tells whether the client is gone). */
   readonly context: InferContext | undefined;
 }
 
 export class ModelGate {
   #holding = false;
+  /** While holding: only calls on this instance wait; undefined: every call. */
+  #instance: number | undefined;
   readonly #waiting: Array<HeldCall & { release(): void }> = [];
 
-  /** From now on, calls wait at the gate until `release`. */
-  hold(): void {
+  /**
+   * From now on, calls wait at the gate until `release`; with `instance`, only the calls that
+   * reach that instance of an instance group (config.pbtxt instance_group), the others pass.
+   */
+  hold(instance?: number): void {
     this.#holding = true;
+    this.#instance = instance;
   }
 
   /** Lets every waiting call through and stops holding. */
@@ -85,10 +93,10 @@ export class ModelGate {
   }
 
   /** Wraps an instance so that its infer (and explain) calls pass the gate first. */
-  wrap(model: string, inner: ModelInstance): ModelInstance {
+  wrap(model: string, inner: ModelInstance, instance = 0): ModelInstance {
     const pass = async (context: InferContext | undefined): Promise<void> => {
-      if (!this.#holding) return;
-      await new Promise<void>((release) => this.#waiting.push({ model, context, release }));
+      if (!this.#holding || (this.#instance !== undefined && this.#instance !== instance)) return;
+      await new Promise<void>((release) => this.#waiting.push({ model, instance, context, release }));
     };
     const infer: ModelInstance['infer'] = async (inputs, outputNames, signature, context) => {
       await pass(context);
@@ -121,10 +129,11 @@ export class ModelGate {
       name: b.name,
       aliases: b.aliases,
       flags: b.flags,
+      ...(b.instanceGroups === undefined ? {} : { instanceGroups: b.instanceGroups }),
       settings: (flags) => b.settings(flags),
       modelOptions: (settings, parameters) => b.modelOptions(settings, parameters),
       detect: (dir, files) => b.detect(dir, files),
-      load: async (spec, options, context) => this.wrap(spec.modelName, await b.load(spec, options, context)),
+      load: async (spec, options, context) => this.wrap(spec.modelName, await b.load(spec, options, context), spec.instance?.index),
     };
     const { prepareProcess, providedModels } = b;
     if (prepareProcess !== undefined) gated.prepareProcess = (settings) => prepareProcess.call(b, settings);

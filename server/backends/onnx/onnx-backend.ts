@@ -3,6 +3,7 @@ import path from 'node:path';
 import { requirePackage } from '../../../cli/optional-package.js';
 import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { resolveProviders } from './execution-providers.js';
+import { placeInstance } from './instance-placement.js';
 import { OnnxInstance } from './onnx-instance.js';
 import { ONNX_FLAGS, type OnnxOptions, type OnnxSettings, onnxModelOptions, onnxSettings } from './onnx-options.js';
 import { configureOrtTelemetry } from './telemetry.js';
@@ -14,6 +15,8 @@ export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
   name: 'onnx',
   aliases: ['onnxruntime', 'onnxruntime_onnx'],
   flags: ONNX_FLAGS,
+  // Every instance is a session on a worker thread of its own (instance-placement.ts).
+  instanceGroups: { multiple: true, gpu: true },
   settings: onnxSettings,
   modelOptions: onnxModelOptions,
 
@@ -31,10 +34,11 @@ export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
     return undefined;
   },
 
-  async load(spec: LoadSpec, options: OnnxOptions, context: LoadContext): Promise<ModelInstance> {
+  async load(spec: LoadSpec, modelOptions: OnnxOptions, context: LoadContext): Promise<ModelInstance> {
     // An optional peer dependency, imported in the model's worker: asked for here, once, by name.
     requirePackage('onnxruntime-node', 'an ONNX model (the onnx backend)', NUGET_HINT);
-    const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName }, m));
+    const options = placeInstance(modelOptions, spec.instance);
+    const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName, instance: spec.instance?.index }, m));
     return OnnxInstance.create(spec, options, context, providers);
   },
 };

@@ -1,5 +1,6 @@
 /**
- * A loaded ONNX model version: one worker thread owning one onnxruntime session. Requests
+ * A loaded ONNX model instance (one per version, or one of its instance group): one worker
+ * thread owning one onnxruntime session. Requests
  * are posted to the worker with their tensor buffers transferred (or copied once when a
  * buffer is shared with other data); results come back the same way. Tiny models also get
  * a main-thread session for small requests (onnx-inline.ts).
@@ -137,7 +138,8 @@ export class OnnxInstance implements ModelInstance {
       intraOpThreads: options.intraOpThreads ?? context.threads,
       interOpThreads: options.interOpThreads,
     };
-    const worker = spawnWorker(import.meta.url, 'onnx-worker', { workerData: settings, name: `onnx:${spec.modelName}` });
+    const index = spec.instance === undefined || spec.instance.count === 1 ? '' : `#${spec.instance.index}`;
+    const worker = spawnWorker(import.meta.url, 'onnx-worker', { workerData: settings, name: `onnx:${spec.modelName}${index}` });
     const session = new WorkerSession<OnnxJob, WireTensor[]>(worker, {
       label: 'onnx',
       modelName: spec.modelName,
@@ -152,7 +154,7 @@ export class OnnxInstance implements ModelInstance {
         shared: sharedDims(loaded.inputs),
       };
       // Info, not debug: which provider a model really runs on is what an operator asks first.
-      logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
+      logger.info({ model: spec.modelName, instance: spec.instance?.index, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
     const instance = new OnnxInstance(session, inputs, outputs, executionProvider);

@@ -1,0 +1,25 @@
+/**
+ * Loads the instances of one model version that config.pbtxt's `instance_group` asks for
+ * (instance-plan.ts) and serves them as one ModelInstance: the backend's own instance when
+ * there is one, an InstancePool (first free instance) when there are several. The operator
+ * thread budget (LoadContext.threads) is divided among the instances, so N instances use
+ * the threads one would; a model's own `intra_op_thread_count` still applies per instance.
+ * A failed load leaves nothing behind: the instances already loaded are unloaded.
+ */
+import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../backend/backend.js';
+import { InstancePool } from '../instances/instance-pool.js';
+import { instancePlan } from './instance-plan.js';
+
+export async function loadVersionInstances(backend: Backend, spec: LoadSpec, options: unknown, context: LoadContext): Promise<{ instance: ModelInstance; count: number }> {
+  const plan = instancePlan(backend, spec.config?.instanceGroups);
+  const shared: LoadContext = { ...context, threads: Math.max(1, Math.floor(context.threads / plan.length)) };
+  const loads = await Promise.allSettled(plan.map((instance) => backend.load({ ...spec, instance }, options, shared)));
+  const instances = loads.flatMap((l) => (l.status === 'fulfilled' ? [l.value] : []));
+  const failed = loads.find((l) => l.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.allSettled(instances.map((i) => i.unload()));
+    throw failed.reason;
+  }
+  const [first] = instances as [ModelInstance];
+  return { instance: instances.length === 1 ? first : new InstancePool(instances, spec.modelName), count: instances.length };
+}
