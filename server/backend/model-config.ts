@@ -4,6 +4,7 @@
  * honours, read by server/repository/config-pbtxt.ts. Part of the backend contract, so the
  * contract imports nothing from the repository.
  */
+import type { Datatype } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 
 /** Triton's instance kinds: KIND_AUTO (and KIND_MODEL) leave the placement to the backend. */
@@ -30,6 +31,25 @@ export interface InstanceGroupConfig {
   readonly gpus: readonly number[];
 }
 
+/** Where one warm-up input's values come from (Triton's ModelWarmup.Input oneof). */
+export type WarmupData = { readonly kind: 'zero' } | { readonly kind: 'random' } | { readonly kind: 'file'; readonly file: string };
+
+export interface WarmupInput {
+  readonly name: string;
+  readonly datatype: Datatype;
+  /** Without the batch dimension when max_batch_size > 0, as in Triton. */
+  readonly dims: readonly number[];
+  readonly data: WarmupData;
+}
+
+/** One `model_warmup` sample: `inputs` at `batchSize`, run `count` times on every instance. */
+export interface WarmupSample {
+  readonly name: string;
+  readonly batchSize: number;
+  readonly inputs: readonly WarmupInput[];
+  readonly count: number;
+}
+
 export interface ModelConfig {
   readonly name: string | undefined;
   /** Backend name or Triton platform/backend value, e.g. "onnxruntime_onnx". */
@@ -42,6 +62,8 @@ export interface ModelConfig {
   readonly dynamicBatching: DynamicBatchingConfig | undefined;
   /** `instance_group` entries; empty: one instance of KIND_AUTO. */
   readonly instanceGroups: readonly InstanceGroupConfig[];
+  /** `model_warmup` samples, run on every instance before the version is READY; empty: none. */
+  readonly warmup: readonly WarmupSample[];
   /** `parameters { key: "k" value { string_value: "v" } }` entries. */
   readonly parameters: ReadonlyMap<string, string>;
   /** undefined: no `version_policy` in the file, so the server's default (every version). */

@@ -41,6 +41,7 @@ describe('parseModelConfig', () => {
         { name: 'a', count: 2, kind: 'gpu', gpus: [0, 1] },
         { name: undefined, count: 1, kind: 'cpu', gpus: [] },
       ],
+      warmup: [],
       ignoredFields: ['instance_group.rate_limiter'],
     });
   });
@@ -54,6 +55,7 @@ describe('parseModelConfig', () => {
       outputs: undefined,
       dynamicBatching: undefined,
       instanceGroups: [],
+      warmup: [],
       parameters: new Map(),
       versionPolicy: undefined,
       versionLabels: new Map(),
@@ -87,6 +89,35 @@ describe('parseModelConfig', () => {
     ['KIND_GPU', 'gpu'],
   ])('instance_group kind %s is %s', (kind, expected) => {
     expect(parseModelConfig(`instance_group { kind: ${kind} }`).instanceGroups).toEqual([{ name: undefined, count: 1, kind: expected, gpus: [] }]);
+  });
+
+  it("reads model_warmup samples with Triton's schema", () => {
+    const config = parseModelConfig(`
+      model_warmup [
+        {
+          name: "zeros"
+          batch_size: 4
+          inputs { key: "INPUT0" value: { data_type: TYPE_FP32 dims: [ 16 ] zero_data: true } }
+          inputs { key: "INPUT1" value: { data_type: TYPE_INT64 dims: [ 2, 3 ] random_data: true } }
+          count: 3
+        },
+        { name: "file" inputs [ { key: "x" value { data_type: TYPE_STRING dims: [ 1 ] input_data_file: "x.bin" } } ] }
+      ]
+    `);
+    expect(config.warmup).toEqual([
+      {
+        name: 'zeros',
+        batchSize: 4,
+        inputs: [
+          { name: 'INPUT0', datatype: 'FP32', dims: [16], data: { kind: 'zero' } },
+          { name: 'INPUT1', datatype: 'INT64', dims: [2, 3], data: { kind: 'random' } },
+        ],
+        count: 3,
+      },
+      // Triton's defaults: batch_size 1, count 0 runs the sample once.
+      { name: 'file', batchSize: 1, inputs: [{ name: 'x', datatype: 'BYTES', dims: [1], data: { kind: 'file', file: 'x.bin' } }], count: 1 },
+    ]);
+    expect(config.ignoredFields).toEqual([]);
   });
 
   it('backend wins over platform', () => {
@@ -146,6 +177,47 @@ describe('parseModelConfig', () => {
     ],
     ['gpus on a KIND_CPU group', 'instance_group { kind: KIND_CPU gpus: [ 0 ] }', /config\.pbtxt: instance_group 'gpus' applies to KIND_GPU only \(this group is KIND_CPU\)/],
     ['a negative gpu', 'instance_group { kind: KIND_GPU gpus: [ -1 ] }', /config\.pbtxt: 'gpus' must hold integers >= 0/],
+    [
+      'a warm-up without a name',
+      'model_warmup { inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true } } }',
+      /config\.pbtxt: every model_warmup needs a name/,
+    ],
+    ['a warm-up without inputs', 'model_warmup { name: "w" }', /config\.pbtxt: model_warmup 'w' has no inputs/],
+    [
+      'a warm-up batch_size of 0',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true } } batch_size: 0 }',
+      /config\.pbtxt: model_warmup 'w': batch_size must be >= 1/,
+    ],
+    [
+      'a negative warm-up count',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true } } count: -1 }',
+      /config\.pbtxt: model_warmup 'w': count must be >= 0/,
+    ],
+    [
+      'a warm-up input without data',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ]  } }  }',
+      /config\.pbtxt: model_warmup 'w' input 'x' needs exactly one of zero_data: true, random_data: true or input_data_file/,
+    ],
+    [
+      'a warm-up input with two kinds of data',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true random_data: true } }  }',
+      /model_warmup 'w' input 'x' needs exactly one of/,
+    ],
+    [
+      'an input_data_file outside warmup/',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_FP32 dims: [ 1 ] input_data_file: "../config.pbtxt" } }  }',
+      /config\.pbtxt: model_warmup 'w' input 'x': input_data_file '\.\.\/config\.pbtxt' must name a file in the warmup\/ folder/,
+    ],
+    [
+      'a warm-up input of unknown type',
+      'model_warmup { name: "w" inputs { key: "x" value: { data_type: TYPE_X dims: [ 1 ] zero_data: true } } }',
+      /config\.pbtxt: model_warmup 'w' input 'x' has unknown data_type TYPE_X/,
+    ],
+    [
+      'a warm-up input without key',
+      'model_warmup { name: "w" inputs { value: { data_type: TYPE_FP32 zero_data: true } } }',
+      /config\.pbtxt: model_warmup 'w': inputs need 'key' and 'value \{ \.\.\. \}'/,
+    ],
   ])('rejects %s with a clear message', (_what, text, message) => {
     expect(() => parseModelConfig(text)).toThrow(message);
   });

@@ -9,11 +9,12 @@ import { datatypeOfTritonType } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
 import type { ModelConfig } from '../backend/model-config.js';
 import { readInstanceGroups } from './config-instance-groups.js';
+import { readWarmup } from './config-warmup.js';
 import { type PbMessage, parsePbtxt } from './pbtxt.js';
 import { int, one, str, sub } from './pbtxt-fields.js';
 import { parseVersionLabels, parseVersionPolicy } from './version-config.js';
 
-const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'instance_group', 'version_policy', 'version_labels']);
+const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'instance_group', 'model_warmup', 'version_policy', 'version_labels']);
 
 function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefined {
   const list = msg.get(key);
@@ -72,6 +73,7 @@ export function parseModelConfig(text: string): ModelConfig {
     outputs: tensors(msg, 'output'),
     dynamicBatching,
     instanceGroups: instances.groups,
+    warmup: readWarmup(msg),
     parameters,
     versionPolicy: parseVersionPolicy(msg.get('version_policy')),
     versionLabels: parseVersionLabels(msg.get('version_labels')),

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Backend, InstanceSpec, LoadSpec, ModelInstance } from '../backend/backend.js';
-import type { InstanceGroupConfig, ModelConfig } from '../backend/model-config.js';
+import type { InstanceGroupConfig, ModelConfig, WarmupSample } from '../backend/model-config.js';
 import { InstancePool } from '../instances/instance-pool.js';
 import { loadVersionInstances } from './version-instances.js';
 
@@ -11,6 +11,8 @@ const logger = pino({ level: 'silent' });
 function recordingBackend(failing: number[] = []) {
   const loads: Array<{ instance: InstanceSpec | undefined; threads: number }> = [];
   const unloaded: number[] = [];
+  /** Inference calls per instance, with their input shapes. */
+  const runs: Array<[number, number[]]> = [];
   const backend = {
     name: 'rec',
     aliases: [],
@@ -22,9 +24,13 @@ function recordingBackend(failing: number[] = []) {
       if (failing.includes(index)) throw new Error(`instance ${index} failed to load`);
       return {
         platform: 'rec',
-        inputs: [],
-        outputs: [],
-        infer: async () => [],
+        inputs: [{ name: 'x', datatype: 'FP32', shape: [-1, 2] }],
+        outputs: [{ name: 'y', datatype: 'FP32', shape: [-1, 2] }],
+        infer: async (inputs) => {
+          runs.push([index, [...(inputs[0]?.shape ?? [])]]);
+          if (failing.includes(-1 - index)) throw new Error(`instance ${index} cannot run`);
+          return [];
+        },
         unload: async () => {
           unloaded.push(index);
         },
@@ -32,16 +38,18 @@ function recordingBackend(failing: number[] = []) {
       };
     },
   } as unknown as Backend;
-  return { backend, loads, unloaded };
+  return { backend, loads, unloaded, runs };
 }
 
-const spec = (groups: InstanceGroupConfig[]): LoadSpec => ({
+const spec = (groups: InstanceGroupConfig[], warmup: WarmupSample[] = []): LoadSpec => ({
   modelName: 'm',
   version: '1',
   dir: '/nowhere',
   file: '/nowhere/model.onnx',
-  config: { instanceGroups: groups } as unknown as ModelConfig,
+  config: { instanceGroups: groups, warmup, maxBatchSize: 4 } as unknown as ModelConfig,
 });
+const zeros: WarmupSample = { name: 'z', batchSize: 3, count: 2, inputs: [{ name: 'x', datatype: 'FP32', dims: [2], data: { kind: 'zero' } }] };
+const three: InstanceGroupConfig[] = [{ name: undefined, count: 3, kind: 'cpu', gpus: [] }];
 
 describe('loadVersionInstances', () => {
   it('serves one instance as it is, with the whole thread budget', async () => {
@@ -70,5 +78,18 @@ describe('loadVersionInstances', () => {
       'instance 1 failed to load',
     );
     expect(unloaded.sort()).toEqual([0, 2]);
+  });
+
+  it('runs each warm-up sample count times on every instance before handing the version out', async () => {
+    const { backend, runs } = recordingBackend();
+    await loadVersionInstances(backend, spec(three, [zeros]), {}, { threads: 1, logger });
+    expect(runs.map(([i]) => i).sort()).toEqual([0, 0, 1, 1, 2, 2]);
+    expect(runs.every(([, shape]) => shape.join() === '3,2')).toBe(true);
+  });
+
+  it('fails with the sample and the reason when one instance fails its warm-up, unloading every instance', async () => {
+    const { backend, unloaded } = recordingBackend([-2]);
+    await expect(loadVersionInstances(backend, spec(three, [zeros]), {}, { threads: 1, logger })).rejects.toThrow("model_warmup 'z' failed: instance 1 cannot run");
+    expect(unloaded.sort()).toEqual([0, 1, 2]);
   });
 });

@@ -9,6 +9,7 @@
  * The gate sits where a backend's instance sits: the dynamic batcher (server/batching) and
  * the repository's queue depth see a held call exactly as a long inference.
  */
+import type { Tensor } from '../../protocols/tensor.js';
 import type { Backend, InferContext, ModelInstance } from '../../server/backend/backend.js';
 import { BackendRegistry } from '../../server/backend/backend-registry.js';
 import { defaultBackends } from '../../server/server.js';
@@ -35,6 +36,8 @@ export interface HeldCall {
   readonly model: string;
   /** Which instance of the version's instance group the call reached (LoadSpec.instance), 0 without a group. */
   readonly instance: number;
+  /** The tensors the instance was called with (read them before releasing the call: it may detach them). */
+  readonly inputs: readonly Tensor[];
   /** The request's context as the instance got it (its `signal` tells whether the client is gone). */
   readonly context: InferContext | undefined;
 }
@@ -94,16 +97,16 @@ export class ModelGate {
 
   /** Wraps an instance so that its infer (and explain) calls pass the gate first. */
   wrap(model: string, inner: ModelInstance, instance = 0): ModelInstance {
-    const pass = async (context: InferContext | undefined): Promise<void> => {
+    const pass = async (inputs: readonly Tensor[], context: InferContext | undefined): Promise<void> => {
       if (!this.#holding || (this.#instance !== undefined && this.#instance !== instance)) return;
-      await new Promise<void>((release) => this.#waiting.push({ model, instance, context, release }));
+      await new Promise<void>((release) => this.#waiting.push({ model, instance, inputs, context, release }));
     };
     const infer: ModelInstance['infer'] = async (inputs, outputNames, signature, context) => {
-      await pass(context);
+      await pass(inputs, context);
       return inner.infer(inputs, outputNames, signature, context);
     };
     const explain: ModelInstance['explain'] = async (inputs, context) => {
-      await pass(context);
+      await pass(inputs, context);
       return (inner.explain as NonNullable<ModelInstance['explain']>).call(inner, inputs, context);
     };
     // Everything else is the instance's own (read on it, so its private fields stay its own).
