@@ -228,6 +228,32 @@ describe('CUDA provider options through a real server (stub driver)', () => {
     }
   }, 120_000);
 
+  it('instance_group KIND_GPU on a cpu server goes through the CUDA provider per instance and falls back; KIND_CPU stays off it', async () => {
+    const s = await serveRepo(
+      {
+        gpu: { file: 'conv_small', config: 'instance_group [ { count: 2, kind: KIND_GPU, gpus: [ 1 ] } ]\n' },
+        cpu: { file: 'conv_small', config: 'instance_group [ { kind: KIND_CPU } ]\n' + param('execution_providers', 'cuda') },
+      },
+      ['--execution_providers', 'cpu'],
+      env(),
+    );
+    try {
+      expect(await ready(s, 'gpu'), s.output()).toBe(true);
+      expect(await ready(s, 'cpu'), s.output()).toBe(true);
+      // One fallback per instance, each with onnxruntime's CUDA failure: the provider was loaded for it.
+      const warns = cudaWarnings(s.output()).filter((l) => l['model'] === 'gpu');
+      expect(warns.map((l) => l['instance']).sort()).toEqual([0, 1]);
+      for (const w of warns) expect(String(w['msg'])).toMatch(STUB_FAILURE);
+      expect(cudaWarnings(s.output()).filter((l) => l['model'] === 'cpu')).toEqual([]);
+      expect(await inferConv(s.base, 'gpu')).toBe(200);
+      const metrics = await fetch(`${s.base}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(INFO_CPU('gpu'));
+      expect(metrics).toMatch(INFO_CPU('cpu'));
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
   it('a bad CUDA option flag stops the server at start-up with the flag named', async () => {
     const s = await serveRepo({ conv: 'conv_small' }, ['--execution_providers', 'cuda,cpu', '--gpu_mem_limit', '1G'], env());
     const exit = await s.exited;

@@ -38,7 +38,8 @@ export const onnxBackend: Backend<OnnxSettings, OnnxOptions> = {
     // An optional peer dependency, imported in the model's worker: asked for here, once, by name.
     requirePackage('onnxruntime-node', 'an ONNX model (the onnx backend)', NUGET_HINT);
     const options = placeInstance(modelOptions, spec.instance);
-    const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName, instance: spec.instance?.index }, m));
+    const instance = spec.instance !== undefined && spec.instance.count > 1 ? { instance: spec.instance.index } : {};
+    const providers = resolveProviders(options.executionProviders, (m) => context.logger.warn({ model: spec.modelName, ...instance }, m));
     return OnnxInstance.create(spec, options, context, providers);
   },
 };

@@ -130,7 +130,9 @@ export class OnnxInstance implements ModelInstance {
 
   /** Starts a worker, loads the session there and resolves once it is ready to run. */
   static async create(spec: LoadSpec, options: OnnxOptions, context: LoadContext, providers: readonly string[]): Promise<OnnxInstance> {
-    const { logger } = context;
+    const index = spec.instance === undefined || spec.instance.count === 1 ? undefined : spec.instance.index;
+    // Every line of one instance of several says which (the worker's load warnings too).
+    const logger = index === undefined ? context.logger : context.logger.child({ instance: index });
     const settings: SessionSettings = {
       modelPath: spec.file,
       executionProviders: providers,
@@ -138,8 +140,7 @@ export class OnnxInstance implements ModelInstance {
       intraOpThreads: options.intraOpThreads ?? context.threads,
       interOpThreads: options.interOpThreads,
     };
-    const index = spec.instance === undefined || spec.instance.count === 1 ? '' : `#${spec.instance.index}`;
-    const worker = spawnWorker(import.meta.url, 'onnx-worker', { workerData: settings, name: `onnx:${spec.modelName}${index}` });
+    const worker = spawnWorker(import.meta.url, 'onnx-worker', { workerData: settings, name: `onnx:${spec.modelName}${index === undefined ? '' : `#${index}`}` });
     const session = new WorkerSession<OnnxJob, WireTensor[]>(worker, {
       label: 'onnx',
       modelName: spec.modelName,
@@ -154,7 +155,7 @@ export class OnnxInstance implements ModelInstance {
         shared: sharedDims(loaded.inputs),
       };
       // Info, not debug: which provider a model really runs on is what an operator asks first.
-      logger.info({ model: spec.modelName, instance: spec.instance?.index, executionProviders: loaded.executionProviders }, 'onnx session ready');
+      logger.info({ model: spec.modelName, executionProviders: loaded.executionProviders }, 'onnx session ready');
       return specs;
     });
     const instance = new OnnxInstance(session, inputs, outputs, executionProvider);
