@@ -25,8 +25,16 @@ export interface ModelConfigDocument {
   readonly input: readonly ModelTensorConfig[];
   readonly output: readonly ModelTensorConfig[];
   readonly dynamic_batching?: { readonly preferred_batch_size: readonly number[]; readonly max_queue_delay_microseconds: number };
-  readonly instance_group: ReadonlyArray<{ readonly name: string; readonly kind: 'KIND_CPU' | 'KIND_GPU'; readonly count: number }>;
+  readonly instance_group: ReadonlyArray<InstanceGroup>;
   readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;
+}
+
+/** Triton's ModelInstanceGroup as a served version reports it: the kind it resolved to, and the devices of a KIND_GPU group that named them. */
+export interface InstanceGroup {
+  readonly name: string;
+  readonly kind: 'KIND_CPU' | 'KIND_GPU';
+  readonly count: number;
+  readonly gpus?: readonly number[];
 }
 
 export interface StatisticDuration {

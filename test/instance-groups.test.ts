@@ -97,6 +97,15 @@ describe('instance_group', () => {
     }
   });
 
+  it("reports the groups each version was loaded with in Triton's model configuration (GET /v2/models/{m}/config)", async () => {
+    const groups = async (model: string): Promise<unknown> => (json(await get(`${served.url}/v2/models/${model}/config`)) as { instance_group: unknown }).instance_group;
+    expect(await groups('two')).toEqual([{ name: 'two_0', kind: 'KIND_CPU', count: 2 }]);
+    // KIND_AUTO reports where the instances went: the cpu here.
+    expect(await groups('batched')).toEqual([{ name: 'batched_0', kind: 'KIND_CPU', count: 2 }]);
+    // No CUDA here: the KIND_GPU instance runs on the cpu, and says so.
+    expect(await groups('gpu')).toEqual([{ name: 'gpu_0', kind: 'KIND_CPU', count: 1 }]);
+  });
+
   it('keeps one kserve_model_info series per version, with where its instances run', async () => {
     const text = (await get(`${served.url}/metrics`)).text;
     const info = text.split('\n').filter((l) => l.startsWith('kserve_model_info{'));

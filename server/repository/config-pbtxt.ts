@@ -14,7 +14,20 @@ import { type PbMessage, parsePbtxt } from './pbtxt.js';
 import { int, one, str, sub } from './pbtxt-fields.js';
 import { parseVersionLabels, parseVersionPolicy } from './version-config.js';
 
-const KNOWN = new Set(['name', 'platform', 'backend', 'max_batch_size', 'input', 'output', 'dynamic_batching', 'parameters', 'instance_group', 'model_warmup', 'version_policy', 'version_labels']);
+const KNOWN = new Set([
+  'name',
+  'platform',
+  'backend',
+  'max_batch_size',
+  'input',
+  'output',
+  'dynamic_batching',
+  'parameters',
+  'instance_group',
+  'model_warmup',
+  'version_policy',
+  'version_labels',
+]);
 
 function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefined {
   const list = msg.get(key);

@@ -6,8 +6,8 @@
  */
 import { datatypeInfo } from '../../protocols/datatypes.js';
 import type { TensorSpec } from '../../protocols/tensor.js';
-import type { ModelConfigDocument, ModelTensorConfig, VersionPolicy } from '../../protocols/triton-documents.js';
-import type { VersionPolicy as ConfigVersionPolicy } from '../backend/model-config.js';
+import type { InstanceGroup, ModelConfigDocument, ModelTensorConfig, VersionPolicy } from '../../protocols/triton-documents.js';
+import type { InstanceGroupConfig, VersionPolicy as ConfigVersionPolicy } from '../backend/model-config.js';
 import type { ServedVersion } from './model-repository.js';
 
 /** Triton's backend name for the platforms kserve-ts runs; a Triton client reads `backend` as Triton names it. */
@@ -35,13 +35,30 @@ function versionPolicy(policy: ConfigVersionPolicy | undefined): VersionPolicy {
   }
 }
 
+/**
+ * The groups the version was loaded with (instance-plan.ts), named as Triton names a group it
+ * was not given a name for; none in config.pbtxt is the one instance the backend placed.
+ * The kind is where the instances run: KIND_AUTO on the GPU only when every instance is
+ * there, and a KIND_GPU group whose instances fell back to the cpu (cuda,cpu without a
+ * device) is reported as KIND_CPU, as the kserve_model_info metric reports it.
+ */
+function instanceGroups(name: string, groups: readonly InstanceGroupConfig[], providers: readonly string[]): InstanceGroup[] {
+  const allGpu = providers.length > 0 && providers.every((p) => p === 'cuda');
+  if (groups.length === 0) return [{ name: `${name}_0`, kind: allGpu ? 'KIND_GPU' : 'KIND_CPU', count: 1 }];
+  return groups.map((g, i) => {
+    const gpu = g.kind === 'gpu' ? providers.includes('cuda') : g.kind === 'auto' && allGpu;
+    return { name: g.name ?? `${name}_${i}`, kind: gpu ? 'KIND_GPU' : 'KIND_CPU', count: g.count, ...(gpu && g.gpus.length > 0 ? { gpus: [...g.gpus] } : {}) };
+  });
+}
+
 export function effectiveConfig(name: string, served: ServedVersion): ModelConfigDocument {
   const config = served.config;
   const maxBatchSize = config?.maxBatchSize ?? 0;
   const batched = maxBatchSize > 0;
   // The repository batches only with a batch dimension (model-repository.ts, #withBatching).
   const batching = batched ? config?.dynamicBatching : undefined;
-  const gpu = served.instance.executionProvider === 'cuda';
+  // A version of several instances lists the distinct providers they run on (instance-pool.ts).
+  const providers = served.instance.executionProvider?.split(',') ?? [];
   return {
     name,
     platform: served.platform,
@@ -53,8 +70,7 @@ export function effectiveConfig(name: string, served: ServedVersion): ModelConfi
     ...(batching === undefined
       ? {}
       : { dynamic_batching: { preferred_batch_size: [...batching.preferredBatchSizes], max_queue_delay_microseconds: batching.maxQueueDelayMicroseconds } }),
-    // One instance per loaded version, where its backend placed it; named as Triton names a group it was not given a name for.
-    instance_group: [{ name: `${name}_0`, kind: gpu ? 'KIND_GPU' : 'KIND_CPU', count: 1 }],
+    instance_group: instanceGroups(name, config?.instanceGroups ?? [], providers),
     parameters: Object.fromEntries([...(config?.parameters ?? new Map<string, string>())].map(([k, v]) => [k, { string_value: v }])),
   };
 }
