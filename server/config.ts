@@ -13,6 +13,7 @@ import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
 import type { TlsFiles } from './http/tls.js';
 import { LOGGER_FLAGS, type RequestLoggerConfig, requestLoggerFrom } from './request-logger/flags.js';
+import { PULLER_FLAGS, type PullerConfig, pullerFrom } from './puller/puller-flags.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -51,6 +52,8 @@ export interface ServerConfig {
   readonly enableLatencyLogging: boolean;
   /** CloudEvents per inference to --logger_url (request-logger/); undefined: off. */
   readonly requestLogger: RequestLoggerConfig | undefined;
+  /** The in-server model puller (--model_config_file, puller/); undefined: off. */
+  readonly puller: PullerConfig | undefined;
   /** The whole parsed command line: backends read their own flags from it (BackendSettings). */
   readonly flags: Flags;
 }
@@ -115,6 +118,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { name: 'enable_latency_logging', kind: 'bool', dflt: 'false', help: "log each inference's preprocess/predict/postprocess milliseconds (KServe's default is true)" },
   ...LIMIT_FLAGS,
   ...LOGGER_FLAGS,
+  ...PULLER_FLAGS,
   // Accepted because KServe runtimes pass them, each with why it has no effect here: the
   // reason is the warning a user sees once when the flag is given.
   ...INERT_FLAGS.map(([name, why]): FlagSpec => ({ name, kind: 'string', inert: why, help: 'accepted for KServe compatibility; no effect' })),
@@ -220,6 +224,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     accessLogFormat,
     enableLatencyLogging: flags.bool('enable_latency_logging'),
     requestLogger: requestLoggerFrom(flags, httpPort),
+    puller: pullerFrom(flags, env, modelDir, modelRepository),
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };

@@ -108,7 +108,9 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
   // The model folder itself is unreadable (missing, not a folder, no permission).
   if (loadError) return noModel(`cannot read ${config.modelRepository ?? config.modelDir}: ${loadError.message}`);
   const names = server.repository.names();
-  if ((config.modelDir !== undefined || config.modelRepository !== undefined || names.length > 0) && server.repository.readyCount() === 0) {
+  // A puller-managed server starts with whatever the model config file lists, none included.
+  const expectsModels = config.puller === undefined && (config.modelDir !== undefined || config.modelRepository !== undefined || names.length > 0);
+  if (expectsModels && server.repository.readyCount() === 0) {
     const causes = names.map((n) => `${n}: ${server.repository.state(n)?.reason ?? 'not found'}`);
     return noModel(causes.length > 0 ? causes.join('; ') : `no model folders in ${config.modelRepository ?? config.modelDir}`);
   }

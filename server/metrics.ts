@@ -19,6 +19,8 @@ export class Metrics {
   readonly #batchSize: Histogram<'model_name'>;
   readonly #batchQueue: Histogram<'model_name'>;
   #loggerEvents: Counter<'outcome'> | undefined;
+  #pullFailures: Counter<'model_name' | 'stage'> | undefined;
+  #configErrors: Counter | undefined;
 
   readonly #render: (() => Promise<string>) | undefined;
 
@@ -91,6 +93,33 @@ export class Metrics {
       registers: [this.registry],
     });
     for (const outcome of LOGGER_OUTCOMES) this.#loggerEvents.inc({ outcome }, 0);
+  }
+
+  /**
+   * Registers the model puller's counters (--model_config_file; server/puller/). Its
+   * `model_name` values are the names the model config file gave, never a request's.
+   */
+  trackModelPulls(): void {
+    if (this.#pullFailures !== undefined) return;
+    this.#pullFailures = new Counter({
+      name: 'kserve_model_pull_failures_total',
+      help: 'models the puller could not bring in, by model and stage: memory (did not fit --model_memory_limit), download, load',
+      labelNames: ['model_name', 'stage'],
+      registers: [this.registry],
+    });
+    this.#configErrors = new Counter({
+      name: 'kserve_model_config_errors_total',
+      help: 'model config file (--model_config_file) versions refused as malformed; the models loaded before stay',
+      registers: [this.registry],
+    });
+  }
+
+  countPullFailure(model: string, stage: string): void {
+    this.#pullFailures?.inc({ model_name: model, stage });
+  }
+
+  countModelConfigError(): void {
+    this.#configErrors?.inc();
   }
 
   countLoggerEvent(outcome: LoggerOutcome, n = 1): void {

@@ -19,6 +19,9 @@ import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
 import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
 import { startRepositoryPoll } from './repository/repository-poll.js';
+import { ModelPuller } from './puller/model-puller.js';
+import { describePuller } from './puller/puller-flags.js';
+import { pulledModelSource } from './puller/pulled-source.js';
 import type { RequestLogger } from './request-logger/request-logger.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
@@ -35,6 +38,8 @@ export interface ModelServer {
    * asked createServer to begin it; undefined otherwise.
    */
   readonly startupLoad: Promise<void> | undefined;
+  /** The model puller when config.puller (--model_config_file); it starts with the server. */
+  readonly puller: ModelPuller | undefined;
   /** Stops accepting, drains in-flight requests (bounded by the grace period), unloads models. */
   /**
    * Drains and stops: readiness turns false at once; after `delayMs` (default 0) the
@@ -50,7 +55,8 @@ export function defaultBackends(): BackendRegistry {
 }
 
 /** A provided model named --model_name owns --model_dir (custom backend), so the folder is not loaded as a file model. */
-function sourceFor(config: ServerConfig, provided: ReadonlyMap<string, ProvidedModel>): ModelSource | undefined {
+function sourceFor(config: ServerConfig, provided: ReadonlyMap<string, ProvidedModel>, placed: ReadonlySet<string>): ModelSource | undefined {
+  if (config.puller !== undefined) return pulledModelSource(config.puller.modelRoot, placed);
   if (config.modelRepository !== undefined) return repositorySource(config.modelRepository);
   if (config.modelDir !== undefined && !provided.has(config.modelName)) return singleModelSource(config.modelName, config.modelDir);
   return undefined;
@@ -88,7 +94,9 @@ export async function createServer(
     if (provided.has(name)) throw new Error(`model '${name}' is provided twice`);
     provided.set(name, model);
   }
-  const source = sourceFor(config, provided) ?? { list: async () => [], locate: async () => undefined };
+  // The models the puller has put in place under --model_dir (puller/): the source serves only those.
+  const placed = new Set<string>();
+  const source = sourceFor(config, provided, placed) ?? { list: async () => [], locate: async () => undefined };
   const repository = new ModelRepository({
     source,
     backends,
@@ -150,12 +158,24 @@ export async function createServer(
   }
 
   // Started last: nothing above can fail and leave it running.
+  const puller = config.puller === undefined ? undefined : new ModelPuller(config.puller, { repository, metrics, logger, placed });
+  if (puller !== undefined && config.puller !== undefined) {
+    // Ready once the file's models have each loaded or failed, as KServe's agent finishes its
+    // start-up pulls before it watches; later changes never take readiness back.
+    const release = dataplane.hold();
+    logger.info(describePuller(config.puller), 'model puller started');
+    puller.start().then(release, (err: unknown) => {
+      logger.error({ err }, 'model puller could not start');
+      release();
+    });
+  }
   const poll = config.repositoryPollSeconds > 0 ? startRepositoryPoll(repository, config.repositoryPollSeconds * 1000, logger) : undefined;
   let closing: Promise<void> | undefined;
   const close = (delayMs = 0) => {
     closing ??= (async () => {
       dataplane.drain();
       const pollStopped = poll?.stop();
+      const pullerStopped = puller?.close();
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const grace = config.gracePeriodSeconds * 1000;
       const graceEnds = Date.now() + grace;
@@ -174,10 +194,11 @@ export async function createServer(
       await requestLogger?.close(Math.max(0, graceEnds - Date.now()));
       // A poll could load a model again after unloadAll.
       await pollStopped;
+      await pullerStopped;
       await repository.unloadAll();
     })();
     return closing;
   };
 
-  return { config, dataplane, repository, metrics, http, grpc, startupLoad, close };
+  return { config, dataplane, repository, metrics, http, grpc, startupLoad, puller, close };
 }

@@ -555,6 +555,23 @@ export class ModelRepository {
     await Promise.allSettled(free.map((i) => i.unload()));
   }
 
+  /**
+   * Records why a model an outside manager brings in (the puller: server/puller/) could not be
+   * made ready before any load ran (its download failed, its memory did not fit): the name is
+   * known, FAILED with `reason`, as after a failed load, so its requests answer 503 with the
+   * cause and the index reports it. A model already serving keeps serving; the reason is kept
+   * beside it until its next load succeeds.
+   */
+  recordFailure(name: string, reason: string): void {
+    const e = this.#entries.get(name);
+    if (e === undefined) {
+      this.#entries.set(name, { name, state: 'FAILED', reason, generation: undefined, op: Promise.resolve(), attempted: undefined });
+      return;
+    }
+    if (e.generation === undefined && e.state !== 'UNLOADING') e.state = 'FAILED';
+    e.reason = reason;
+  }
+
   /** Unloads a model: new requests are refused at once, in-flight ones finish first. */
   unload(name: string): Promise<void> {
     if (this.#entries.has(name)) this.#unloadedByRequest.add(name);

@@ -32,7 +32,8 @@ export function singleModelSource(name: string, dir: string): ModelSource {
   };
 }
 
-const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** What a model name may be: it names a folder, so never `..`, a slash or a hidden name. */
+export const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /**
  * True when `dir`, symlinks resolved, is a folder inside the repository root (also
