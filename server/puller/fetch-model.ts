@@ -22,7 +22,7 @@ export interface FetchSettings {
   readonly pvcRoot: string;
 }
 
-/** Why a URI could not be fetched, as one line with credentials removed. */
+/** Why a URI could not be fetched, as one line with credentials removed (the URI itself is the caller's to name). */
 export class FetchError extends Error {}
 
 export class ModelFetcher {
@@ -39,7 +39,7 @@ export class ModelFetcher {
   #source(uri: string): string {
     if (!uri.toLowerCase().startsWith(PVC_URI_PREFIX)) return uri;
     const pvc = parsePvcUri(uri);
-    if ('problem' in pvc) throw new FetchError(`${uri}: not a valid pvc:// URI (${pvc.problem === 'no-claim' ? 'no claim named' : "a '..' segment"})`);
+    if ('problem' in pvc) throw new FetchError(`not a valid pvc:// URI (${pvc.problem === 'no-claim' ? 'no claim named' : "a '..' segment"})`);
     return path.join(this.settings.pvcRoot, pvc.claim, pvc.path);
   }
 
@@ -52,10 +52,13 @@ export class ModelFetcher {
     } catch (err) {
       if (err instanceof FetchError) throw err;
       if (err instanceof StorageError) {
-        err.uri = redact(err.uri ?? uri);
-        throw new FetchError(err.line());
+        // The storage-initializer's one line (cause and message), less the URI it starts with.
+        const about = redact(err.uri ?? uri);
+        err.uri = about;
+        const line = err.line();
+        throw new FetchError(about === redact(uri) ? line.slice(about.length + 2) : line);
       }
-      throw new FetchError(`${redact(uri)}: ${(err as Error).message}`);
+      throw new FetchError((err as Error).message);
     }
   }
 
