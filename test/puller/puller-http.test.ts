@@ -13,8 +13,7 @@ import { fixture } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { ConfigMapDir, FileServer, type ModelEntry, type PullerServer, metricValue, startPullerServer } from './helpers.js';
 
-const infer = (url: string, model: string) =>
-  post(`${url}/v2/models/${model}/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [[1, 2]] }] });
+const infer = (url: string, model: string) => post(`${url}/v2/models/${model}/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [[1, 2]] }] });
 const output = (r: { text: string }) => (JSON.parse(r.text) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data;
 type IndexEntry = { name: string; state: string; reason?: string };
 const index = async (url: string) => json(await post(`${url}/v2/repository/index`)) as IndexEntry[];
@@ -142,7 +141,12 @@ describe('the model puller over HTTP storage', () => {
 
   it('keeps the current set when the file is malformed, and takes the next valid one', async () => {
     const before = (await index(t.url)).map((e) => [e.name, e.state]).sort();
-    for (const bad of ['[{"modelName": "alpha", ', '{"modelName": "alpha"}', JSON.stringify([models[0], models[0]]), JSON.stringify([{ modelName: '../etc', modelSpec: { storageUri: 'x' } }])]) {
+    for (const bad of [
+      '[{"modelName": "alpha", ',
+      '{"modelName": "alpha"}',
+      JSON.stringify([models[0], models[0]]),
+      JSON.stringify([{ modelName: '../etc', modelSpec: { storageUri: 'x' } }]),
+    ]) {
       const seen = metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total') ?? 0;
       cm.writeRaw(bad);
       await waitFor(async () => metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total'), {

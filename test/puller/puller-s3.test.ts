@@ -18,8 +18,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { installServers, startMoto, type Running } from '../storage-initializer/helpers.js';
 import { ConfigMapDir, type PullerServer, startPullerServer } from './helpers.js';
 
-const infer = (url: string, model: string) =>
-  post(`${url}/v2/models/${model}/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [[1, 2]] }] });
+const infer = (url: string, model: string) => post(`${url}/v2/models/${model}/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [[1, 2]] }] });
 const output = (r: { text: string }) => (JSON.parse(r.text) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data;
 
 /** Forwards to `target`, counting object GETs (a path below the bucket, no listing query) by path. */
