@@ -19,7 +19,7 @@ import { Metrics } from './metrics.js';
 import { ModelRepository } from './repository/model-repository.js';
 import { type ModelSource, repositorySource, singleModelSource } from './repository/model-source.js';
 import { startRepositoryPoll } from './repository/repository-poll.js';
-import { ModelPuller } from './puller/model-puller.js';
+import type { ModelPuller } from './puller/model-puller.js';
 import { describePuller } from './puller/puller-flags.js';
 import { pulledModelSource } from './puller/pulled-source.js';
 import type { RequestLogger } from './request-logger/request-logger.js';
@@ -158,7 +158,8 @@ export async function createServer(
   }
 
   // Started last: nothing above can fail and leave it running.
-  const puller = config.puller === undefined ? undefined : new ModelPuller(config.puller, { repository, metrics, logger, placed });
+  // Imported only when used, as gRPC: the download engine brings tar and yauzl with it.
+  const puller = config.puller === undefined ? undefined : new (await import('./puller/model-puller.js')).ModelPuller(config.puller, { repository, metrics, logger, placed });
   if (puller !== undefined && config.puller !== undefined) {
     // Ready once the file's models have each loaded or failed, as KServe's agent finishes its
     // start-up pulls before it watches; later changes never take readiness back.
