@@ -149,7 +149,9 @@ export class ModelPuller {
     try {
       await this.deps.repository.load(name);
     } catch (err) {
-      return this.#fail(name, want, have, pullFailure('load', uri, (err as Error).message));
+      // The repository's ModelNotReady wraps the backend's cause; the reason names the stage itself.
+      const cause = (err as Error).message.replace(/^Model with name \S+ is not ready\. /, '').replace(/^Failed to load: /, '');
+      return this.#fail(name, want, have, pullFailure('load', uri, cause));
     } finally {
       await rm(replaced, { recursive: true, force: true });
     }

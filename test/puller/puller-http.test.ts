@@ -110,7 +110,8 @@ describe('the model puller over HTTP storage', () => {
     const reason = (n: string) => states.find((e) => e.name === n)?.reason ?? '';
     expect(reason('missing')).toContain(`Failed to download ${store.url}/m/nowhere/model.onnx`);
     expect(reason('missing')).toMatch(/404|not found/i);
-    expect(reason('corrupt')).toContain(`Failed to load the model downloaded from ${store.url}/m/corrupt/model.onnx`);
+    expect(reason('corrupt')).toContain(`Failed to load the model downloaded from ${store.url}/m/corrupt/model.onnx: `);
+    expect(reason('corrupt')).not.toContain('is not ready');
     const metrics = (await get(`${t.url}/metrics`)).text;
     expect(metricValue(metrics, 'kserve_model_pull_failures_total', { model_name: 'missing', stage: 'download' })).toBe(1);
     expect(metricValue(metrics, 'kserve_model_pull_failures_total', { model_name: 'corrupt', stage: 'load' })).toBe(1);
