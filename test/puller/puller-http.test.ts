@@ -53,6 +53,10 @@ describe('the model puller over HTTP storage', () => {
     expect(output(await infer(t.url, 'alpha'))).toEqual([1, 2]);
     expect(output(await infer(t.url, 'beta'))).toEqual([1, 2]);
     expect(output(await infer(t.url, 'gamma'))).toEqual([2, 4]);
+    // V1 too, as KServe's multi-model users call them.
+    const v1 = await post(`${t.url}/v1/models/gamma:predict`, { instances: [[1, 2]] });
+    expect(v1.status, v1.text).toBe(200);
+    expect(json(v1)).toEqual({ predictions: [[2, 4]] });
     expect((await get(`${t.url}/v2/models/beta/ready`)).status).toBe(200);
     expect((await index(t.url)).map((e) => [e.name, e.state]).sort()).toEqual([
       ['alpha', 'READY'],
@@ -67,20 +71,23 @@ describe('the model puller over HTTP storage', () => {
     let stop = false;
     const statuses: number[] = [];
     const answers: string[] = [];
+    // Bounded by the waits below: it stops when the new answer is seen, or when a wait gives up.
     const loop = (async () => {
-      // Bounded: ends when the new answer was seen, or after 20000 requests.
-      for (let i = 0; i < 20_000 && !stop; i++) {
+      while (!stop) {
         const r = await infer(t.url, 'beta');
         statuses.push(r.status);
         if (r.status === 200) answers.push(JSON.stringify(output(r)));
       }
     })();
-    await waitFor(() => answers.length > 0, { description: 'the client loop to be served' });
-    models = models.map((m) => (m.modelName === 'beta' ? entry(store, 'beta', '/m/scale2/model.onnx', '10Mi') : m));
-    cm.write(models);
-    await waitFor(() => answers.at(-1) === '[2,4]', { description: 'beta to answer as the new model' });
-    stop = true;
-    await loop;
+    try {
+      await waitFor(() => answers.length > 0, { description: 'the client loop to be served' });
+      models = models.map((m) => (m.modelName === 'beta' ? entry(store, 'beta', '/m/scale2/model.onnx', '10Mi') : m));
+      cm.write(models);
+      await waitFor(() => answers.at(-1) === '[2,4]', { description: 'beta to answer as the new model' });
+    } finally {
+      stop = true;
+      await loop;
+    }
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(answers[0]).toBe('[1,2]');
     expect(answers.at(-1)).toBe('[2,4]');
