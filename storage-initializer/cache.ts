@@ -9,7 +9,7 @@
  * are written to a temporary folder and renamed into place, so a reader never sees half an
  * entry; files are hard-linked where the filesystem allows, copied otherwise.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,7 +63,9 @@ export async function cacheHit(cacheDir: string, key: string, into: string): Pro
 
 export async function cacheStore(cacheDir: string, key: string, from: string): Promise<void> {
   await mkdir(cacheDir, { recursive: true });
-  const tmp = path.join(cacheDir, `.tmp-${process.pid}-${Date.now().toString(36)}`);
+  // Unique across pods, not only processes: pods of a node often share a pid (1, in their own
+  // namespaces) and may store in the same millisecond.
+  const tmp = path.join(cacheDir, `.tmp-${process.pid}-${randomUUID()}`);
   await mkdir(tmp);
   try {
     await copyTree(from, tmp);

@@ -6,7 +6,7 @@
  * the first's files.
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -99,6 +99,24 @@ describe('the model puller over S3, with the node-local cache', () => {
     // One inode for the cache entry and both servers' copies.
     expect(statSync(path.join(t.modelDir, 'alpha/model.onnx')).nlink).toBeGreaterThanOrEqual(3);
     expect(statSync(path.join(t.modelDir, 'alpha/model.onnx')).ino).toBe(statSync(path.join(servers[0]!.modelDir, 'alpha/model.onnx')).ino);
+  });
+
+  it('two servers filling one fresh cache at the same time both serve whole models', async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), 'puller-cache-'));
+    try {
+      const pair = await Promise.all([0, 1].map(() => startPullerServer(cm.file, ['--storage_cache_dir', fresh], env)));
+      servers.push(...pair);
+      for (const t of pair) {
+        await waitFor(async () => (await get(`${t.url}/v2/health/ready`)).status === 200, { description: 'server ready' });
+        expect(output(await infer(t.url, 'alpha'))).toEqual([1, 2]);
+        expect(output(await infer(t.url, 'gamma'))).toEqual([2, 4]);
+      }
+      // One entry per model, nothing half-written left beside them.
+      expect(readdirSync(fresh).filter((e) => e.startsWith('.'))).toEqual([]);
+      expect(readdirSync(fresh)).toHaveLength(2);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 
   it('reports an s3:// model that does not exist, while the others serve', async () => {
