@@ -200,6 +200,10 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   if (accessLogFormat !== undefined) compileAccessLogFormat(accessLogFormat);
   // KServe switches to its HTTPS port only when the port was left at its default.
   const httpPort = tls !== undefined && !flags.given('http_port') ? DEFAULT_HTTPS_PORT : port('http_port');
+  const puller = pullerFrom(flags, env, modelDir, modelRepository);
+  // Polling would unload what the puller reports as failed (no folder): the file decides alone.
+  if (puller !== undefined && int('repository_poll_secs') > 0)
+    throw new FlagError('--repository_poll_secs does not go with --model_config_file: the model config file decides what is loaded');
   const config: ServerConfig = {
     httpHost: get('http_host'),
     httpPort,
@@ -224,7 +228,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     accessLogFormat,
     enableLatencyLogging: flags.bool('enable_latency_logging'),
     requestLogger: requestLoggerFrom(flags, httpPort),
-    puller: pullerFrom(flags, env, modelDir, modelRepository),
+    puller,
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };

@@ -139,12 +139,17 @@ export class ModelPuller {
       await rm(staging, { recursive: true, force: true });
       return this.#fail(name, want, have, pullFailure('download', uri, err instanceof FetchError ? err.message : String(err)));
     }
-    // The serving generation holds its sessions, not its files: they can move aside now.
-    await rm(replaced, { recursive: true, force: true });
-    await rename(target, replaced).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-    await rename(staging, target);
+    try {
+      // The serving generation holds its sessions, not its files: they can move aside now.
+      await rm(replaced, { recursive: true, force: true });
+      await rename(target, replaced).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      await rename(staging, target);
+    } catch (err) {
+      await rm(staging, { recursive: true, force: true });
+      return this.#fail(name, want, have, pullFailure('download', uri, `could not move the files into ${target}: ${(err as Error).message}`));
+    }
     this.deps.placed.add(name);
     try {
       await this.deps.repository.load(name);

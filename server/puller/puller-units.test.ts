@@ -155,6 +155,10 @@ describe('serve flags of the puller', () => {
     [['--model_config_file', '/f'], '--model_config_file needs --model_dir: the folder the models are pulled into (e.g. /mnt/models)'],
     [['--model_repository', '/r', '--model_config_file', '/f'], '--model_config_file pulls into --model_dir; it does not go with --model_repository'],
     [['--model_dir', '/m', '--model_config_file', '/f', '--model_memory_limit', 'big'], "--model_memory_limit must be a Kubernetes quantity such as 4Gi, got 'big'"],
+    [
+      ['--model_dir', '/m', '--model_config_file', '/f', '--repository_poll_secs', '5'],
+      '--repository_poll_secs does not go with --model_config_file: the model config file decides what is loaded',
+    ],
   ])('%j is refused: %s', (argv, message) => {
     expect(() => parse(argv)).toThrow(message);
   });
