@@ -116,7 +116,11 @@ export class ModelPuller {
     const want = this.#wanted.get(name);
     if (want === undefined) return this.#remove(name);
     const have = this.#inPlace.get(name);
-    if (have !== undefined && sameSpec(have, want)) return;
+    if (have !== undefined && sameSpec(have, want)) {
+      // A failed change withdrawn: what serves is what is wanted again.
+      if (this.#failed.delete(name)) this.deps.repository.clearFailure(name);
+      return;
+    }
     const tried = this.#failed.get(name);
     if (tried !== undefined && sameSpec(tried, want)) return;
     this.#failed.delete(name);
@@ -154,6 +158,9 @@ export class ModelPuller {
     try {
       await this.deps.repository.load(name);
     } catch (err) {
+      // A failed reload keeps the loaded version serving: its files go back in place, so a
+      // later reload (an instance that failed, a load request) reads what serves.
+      if (have !== undefined) await this.#restore(target, replaced);
       // The repository's ModelNotReady wraps the backend's cause; the reason names the stage itself.
       const cause = (err as Error).message.replace(/^Model with name \S+ is not ready\. /, '').replace(/^Failed to load: /, '');
       return this.#fail(name, want, have, pullFailure('load', uri, cause));
@@ -162,6 +169,15 @@ export class ModelPuller {
     }
     this.#inPlace.set(name, want);
     this.#log.info({ model: name, storageUri: uri }, 'model pulled and loaded');
+  }
+
+  async #restore(target: string, replaced: string): Promise<void> {
+    try {
+      await rm(target, { recursive: true, force: true });
+      await rename(replaced, target);
+    } catch (err) {
+      this.#log.error({ folder: target, err: (err as Error).message }, 'could not put the serving files back in place');
+    }
   }
 
   async #fail(name: string, want: PulledModelSpec, have: PulledModelSpec | undefined, failure: PullFailure): Promise<void> {

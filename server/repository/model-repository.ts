@@ -572,6 +572,12 @@ export class ModelRepository {
     e.reason = reason;
   }
 
+  /** Drops the reason `recordFailure` kept beside a serving model (the failed change was withdrawn). */
+  clearFailure(name: string): void {
+    const e = this.#entries.get(name);
+    if (e?.state === 'READY') e.reason = undefined;
+  }
+
   /** Unloads a model: new requests are refused at once, in-flight ones finish first. */
   unload(name: string): Promise<void> {
     if (this.#entries.has(name)) this.#unloadedByRequest.add(name);

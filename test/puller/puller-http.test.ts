@@ -147,6 +147,26 @@ describe('the model puller over HTTP storage', () => {
     expect(output(await infer(t.url, 'small'))).toEqual([1, 2]);
   });
 
+  it('a change that fails to load keeps the loaded version serving, its files in place, until the change is withdrawn', async () => {
+    const original = models;
+    models = models.map((m) => (m.modelName === 'alpha' ? entry(store, 'alpha', '/m/corrupt/model.onnx', '10Mi') : m));
+    cm.write(models);
+    const ix = await waitFor(() => index(t.url), {
+      until: (x) => (x.find((e) => e.name === 'alpha')?.reason ?? '').includes('/m/corrupt/model.onnx'),
+      description: "alpha's failed change reported",
+    });
+    expect(ix.find((e) => e.name === 'alpha')?.state).toBe('READY');
+    expect(output(await infer(t.url, 'alpha'))).toEqual([1, 2]);
+    expect(readFileSync(path.join(t.modelDir, 'alpha/model.onnx'))).toEqual(readFileSync(fixture('identity_fp32')));
+    models = original;
+    cm.write(models);
+    await waitFor(() => index(t.url), { until: (x) => x.find((e) => e.name === 'alpha')?.reason === undefined, description: 'the reason dropped' });
+    expect(output(await infer(t.url, 'alpha'))).toEqual([1, 2]);
+    // Load request: the files in place are the serving ones.
+    expect((await post(`${t.url}/v2/repository/models/alpha/load`)).status).toBe(200);
+    expect(output(await infer(t.url, 'alpha'))).toEqual([1, 2]);
+  });
+
   it('keeps the current set when the file is malformed, and takes the next valid one', async () => {
     const before = (await index(t.url)).map((e) => [e.name, e.state]).sort();
     for (const bad of [
