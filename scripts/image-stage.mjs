@@ -27,11 +27,12 @@ const ENTRIES = {
   controller: ['dist/bin/controller.js'],
   router: ['dist/bin/router.js'],
 };
-// The server image serves; its `kserve-ts storage-initializer|controller` subcommands are
-// the other images' job, so their dynamic imports are not followed.
+// The server image serves; its `kserve-ts controller` subcommand is the controller image's
+// job, so its dynamic import is not followed. The storage-initializer is followed: the model
+// puller (--model_config_file, server/puller/) downloads through its engine and providers.
 const NOT_FOLLOWED = {
-  server: ['dist/storage-initializer/', 'dist/controller/'],
-  'server-tensorflow': ['dist/storage-initializer/', 'dist/controller/'],
+  server: ['dist/controller/'],
+  'server-tensorflow': ['dist/controller/'],
 };
 
 const [target, prodModules, outDir] = process.argv.slice(2);
