@@ -152,6 +152,7 @@ export class ModelPuller {
       await rename(staging, target);
     } catch (err) {
       await rm(staging, { recursive: true, force: true });
+      if (have !== undefined) await this.#restore(target, replaced);
       return this.#fail(name, want, have, pullFailure('download', uri, `could not move the files into ${target}: ${(err as Error).message}`));
     }
     this.deps.placed.add(name);
