@@ -1,7 +1,8 @@
 /**
  * The ServingRuntime and ClusterServingRuntime CRDs (see crd.ts): one spec, namespaced or
  * cluster-scoped, with KServe's field names. ModelMesh and multi-node fields are rejected
- * with a message rather than ignored.
+ * with a message rather than ignored. `multiModel: true` is accepted: such a runtime serves
+ * TrainedModels (reconcile/multi-model/), its server pulling them itself.
  */
 import { type CrdSource, type OpenApiSchema, customResourceDefinition, schema } from './crd.js';
 import { PROTOCOL_VERSIONS } from './inference-service.js';
@@ -13,7 +14,6 @@ export const SERVING_RUNTIME_SPEC_SCHEMA: OpenApiSchema = {
   type: 'object',
   required: ['containers'],
   'x-kubernetes-validations': [
-    { rule: '!has(self.multiModel) || !self.multiModel', message: 'multiModel (ModelMesh) runtimes are not supported by kserve-ts' },
     schema.refuse('workerSpec', 'workerSpec (multi-node) is not supported by kserve-ts'),
     {
       rule: '!has(self.grpcEndpoint) && !has(self.grpcDataEndpoint) && !has(self.httpDataEndpoint) && !has(self.builtInAdapter) && !has(self.storageHelper) && !has(self.replicas)',

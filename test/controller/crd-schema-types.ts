@@ -13,3 +13,4 @@ export type {
 } from '../../controller/api/inference-service.js';
 export type { ServingRuntimeSpec, SupportedModelFormat } from '../../controller/api/serving-runtime.js';
 export type { InferenceGraphSpec, InferenceRouter, InferenceStep, RouterTimeouts } from '../../controller/api/inference-graph.js';
+export type { TrainedModelModelSpec, TrainedModelSpec } from '../../controller/api/trained-model.js';

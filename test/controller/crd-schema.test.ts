@@ -9,6 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { type OpenApiSchema, propertyNames, schemaAt } from '../../controller/api/crd.js';
 import { INFERENCE_GRAPH_SPEC_SCHEMA } from '../../controller/api/inference-graph-crd.js';
+import { TRAINED_MODEL_SPEC_SCHEMA } from '../../controller/api/trained-model-crd.js';
 import { INFERENCE_SERVICE_SPEC_SCHEMA, POD_FIELDS } from '../../controller/api/inference-service-crd.js';
 import { LEGACY_FRAMEWORK_FIELDS } from '../../controller/api/model-spec.js';
 import { SERVING_RUNTIME_SPEC_SCHEMA } from '../../controller/api/serving-runtime-crd.js';
@@ -93,6 +94,11 @@ const GRAPH_PAIRS: Pair[] = [
   { type: 'RouterTimeouts', schema: INFERENCE_GRAPH_SPEC_SCHEMA, path: ['routerTimeouts'] },
 ];
 
+const TM_PAIRS: Pair[] = [
+  { type: 'TrainedModelSpec', schema: TRAINED_MODEL_SPEC_SCHEMA, path: [] },
+  { type: 'TrainedModelModelSpec', schema: TRAINED_MODEL_SPEC_SCHEMA, path: ['model'] },
+];
+
 const RUNTIME_PAIRS: Pair[] = [
   { type: 'ServingRuntimeSpec', schema: SERVING_RUNTIME_SPEC_SCHEMA, path: [] },
   { type: 'SupportedModelFormat', schema: { properties: { f: SERVING_RUNTIME_SPEC_SCHEMA.properties!['supportedModelFormats']!.items! } }, path: ['f'] },
@@ -100,10 +106,10 @@ const RUNTIME_PAIRS: Pair[] = [
 
 describe('the TypeScript types have exactly the fields of their schema', () => {
   const types = typeProperties('test/controller/crd-schema-types.ts', [
-    ...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])])),
+    ...new Set([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS, ...TM_PAIRS].flatMap((p) => [p.type, ...(p.embeds ? [p.embeds] : [])])),
   ]);
 
-  it.each([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS].map((p) => [`${p.type} ↔ ${p.path.join('.') || '(spec)'}`, p] as const))('%s', (_name, pair) => {
+  it.each([...ISVC_PAIRS, ...RUNTIME_PAIRS, ...GRAPH_PAIRS, ...TM_PAIRS].map((p) => [`${p.type} ↔ ${p.path.join('.') || '(spec)'}`, p] as const))('%s', (_name, pair) => {
     const s = schemaAt(pair.schema, pair.path);
     expect(s, 'schema').toBeDefined();
     const inSchema = propertyNames(s);
