@@ -16,6 +16,7 @@ import type { KubeClients } from './kube/clients.js';
 import type { Watcher } from './kube/watcher.js';
 import { KNATIVE_SERVICES, type KnativeService } from './reconcile/knative/knative-service.js';
 import { InferenceServiceReconciler } from './reconcile/inference-service-reconciler.js';
+import { syncModelConfig } from './reconcile/multi-model/model-config-sync.js';
 import { ReconcileLoop, loopTuning, type LoopTuning } from './reconcile-loop.js';
 
 export interface ControllerOptions extends LoopTuning {
@@ -43,6 +44,7 @@ export class Controller {
       },
       knativeInstalled: () => this.knativeInstalled(),
       logger: opts.logger,
+      modelConfig: (isvc, plan) => syncModelConfig(opts.clients, isvc, plan),
     });
     this.loop = new ReconcileLoop({
       kind: 'InferenceService',

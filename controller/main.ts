@@ -14,6 +14,7 @@ import { ListenError, listenOrFail } from '../cli/listen-error.js';
 import { ConfigSource } from './config/config-source.js';
 import { Controller } from './controller.js';
 import { GraphController } from './graph-controller.js';
+import { TrainedModelController } from './trained-model-controller.js';
 import { createHealthServer } from './health-server.js';
 import { installCrds } from './install-crds.js';
 import { apiErrorMessage } from './kube/api-errors.js';
@@ -66,7 +67,8 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   // Read by /readyz before they exist: set once the controllers are built below.
   let controller: Controller | undefined = undefined;
   let graphs: GraphController | undefined = undefined;
-  const health = createHealthServer(() => started && (!leading || (controller?.synced === true && graphs?.synced === true)), metrics.registry);
+  let models: TrainedModelController | undefined = undefined;
+  const health = createHealthServer(() => started && (!leading || (controller?.synced === true && graphs?.synced === true && models?.synced === true)), metrics.registry);
   const configSource = new ConfigSource(clients, config.namespace, logger);
   try {
     await listenOrFail('health and metrics', '--health-port', config.healthHost, config.healthPort, () => listenOn(health, config.healthPort, config.healthHost));
@@ -97,9 +99,11 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const reconciler = new Controller(loopOptions);
   const graphReconciler = new GraphController({ ...loopOptions, knativeInstalled: () => reconciler.knativeInstalled() });
   controller = reconciler;
+  const modelReconciler = new TrainedModelController(loopOptions);
   graphs = graphReconciler;
-  const startControllers = () => Promise.all([reconciler.start(), graphReconciler.start()]);
-  const stopControllers = () => Promise.all([reconciler.stop(), graphReconciler.stop()]);
+  models = modelReconciler;
+  const startControllers = () => Promise.all([reconciler.start(), graphReconciler.start(), modelReconciler.start()]);
+  const stopControllers = () => Promise.all([reconciler.stop(), graphReconciler.stop(), modelReconciler.stop()]);
   const elector = config.leaderElect
     ? new LeaderElector(clients.coordination, {
         namespace: config.namespace,

@@ -17,7 +17,6 @@ import {
   type InferenceService,
   type InferenceServiceStatus,
 } from '../api/inference-service.js';
-import { modelSpecOf } from '../api/model-spec.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
 import { type DeploymentMode, componentName } from '../constants.js';
@@ -25,12 +24,11 @@ import { resolveDeploymentMode } from '../deployment-mode.js';
 import { apiErrorMessage, apiStatus, isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
 import type { KubeClients } from '../kube/clients.js';
-import { selectRuntime } from '../runtime-selection.js';
 import type { ComponentPlan, ComponentType } from './component-plan.js';
 import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
 import { withLogger } from './logger-args.js';
 import { planExplainer, planTransformer } from './predictor-client-plan.js';
-import { planCustomPredictor, planRuntimePredictor } from './predictor-plan.js';
+import { resolvePredictor } from './predictor-resolution.js';
 import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/ingress-step.js';
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
@@ -63,6 +61,8 @@ export interface ReconcilerDeps {
   /** Whether the Knative Service CRD is served (cached by the caller). */
   readonly knativeInstalled: () => Promise<boolean>;
   readonly logger: Logger;
+  /** Writes a multi-model predictor's `modelconfig-<isvc>-0` (multi-model/model-config-sync.ts). */
+  readonly modelConfig?: (isvc: InferenceService, plan: ComponentPlan) => Promise<void>;
 }
 
 interface ComponentOutcome {
@@ -121,6 +121,8 @@ export class InferenceServiceReconciler {
       ...(transformer ? [withLogger(transformer, isvc, spec.transformer?.logger, config.logger)] : []),
       ...(explainer ? [withLogger(explainer, isvc, spec.explainer?.logger, config.logger)] : []),
     ];
+    // The ConfigMap the pod mounts exists before the pod (a missing one keeps it from starting).
+    if (predictor.multiModel) await this.deps.modelConfig?.(isvc, predictor.plan);
     const outcomes = new Map<ComponentType, ComponentOutcome>();
     // Predictor first: a transformer or explainer is useless before its predictor exists.
     for (const plan of plans) {
@@ -206,33 +208,15 @@ export class InferenceServiceReconciler {
     isvc: InferenceService,
     config: InferenceServiceConfig,
     status: InferenceServiceStatus,
-  ): { ok: true; plan: ComponentPlan } | { ok: false; reason: string; message: string } {
-    const model = modelSpecOf(isvc.spec.predictor);
-    if (!model) {
-      if (isvc.spec.predictor.containers?.length) {
-        delete status.servingRuntimeName;
-        delete status.clusterServingRuntimeName;
-        return { ok: true, plan: planCustomPredictor(isvc, config) };
-      }
-      return this.invalid(status, 'InvalidPredictorSpec', 'predictor needs a model, a legacy framework spec or containers');
-    }
+  ): { ok: true; plan: ComponentPlan; multiModel: boolean } | { ok: false; reason: string; message: string } {
     const ns = isvc.metadata.namespace!;
-    const selection = selectRuntime(model, { namespaced: this.deps.runtimes.namespaced(ns), cluster: this.deps.runtimes.cluster() });
-    if (!selection.ok) {
-      // KServe's message names neither; with ten legacy formats and two runtimes, say which.
-      const { name, version } = model.modelFormat;
-      const what = `model format '${name}'${version ? ` version '${version}'` : ''}, protocol '${model.protocolVersion ?? 'v1'}'`;
-      return this.invalid(status, selection.reason, selection.reason === 'NoSupportingRuntime' ? `${selection.message} (${what})` : selection.message);
-    }
-    if (selection.scope === 'namespace') {
-      status.servingRuntimeName = selection.runtime.metadata.name!;
-      delete status.clusterServingRuntimeName;
-    } else {
-      status.clusterServingRuntimeName = selection.runtime.metadata.name!;
-      delete status.servingRuntimeName;
-    }
-    const resolved = { ...model, runtime: selection.runtime.metadata.name!, protocolVersion: selection.protocolVersion };
-    return { ok: true, plan: planRuntimePredictor(isvc, resolved, selection.runtime, config) };
+    const resolution = resolvePredictor(isvc, config, { namespaced: this.deps.runtimes.namespaced(ns), cluster: this.deps.runtimes.cluster() });
+    if (!resolution.ok) return this.invalid(status, resolution.reason, resolution.message);
+    delete status.servingRuntimeName;
+    delete status.clusterServingRuntimeName;
+    if (resolution.runtime?.scope === 'namespace') status.servingRuntimeName = resolution.runtime.name;
+    if (resolution.runtime?.scope === 'cluster') status.clusterServingRuntimeName = resolution.runtime.name;
+    return resolution;
   }
 
   private invalid(status: InferenceServiceStatus, reason: string, message: string): { ok: false; reason: string; message: string } {
