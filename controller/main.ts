@@ -15,6 +15,7 @@ import { ConfigSource } from './config/config-source.js';
 import { Controller } from './controller.js';
 import { GraphController } from './graph-controller.js';
 import { TrainedModelController } from './trained-model-controller.js';
+import { kubeParentFacts } from './reconcile/multi-model/parent-facts.js';
 import { createHealthServer } from './health-server.js';
 import { installCrds } from './install-crds.js';
 import { apiErrorMessage } from './kube/api-errors.js';
@@ -159,6 +160,7 @@ async function startWebhooks(config: ControllerConfig, clients: ReturnType<typeo
   const server = createWebhooks({
     credentials: kubeCredentialSource(clients.core),
     getConfig: () => configSource.current(),
+    trainedModelParents: kubeParentFacts(clients, () => configSource.current()),
     logger,
     tls,
     controllerNamespace: config.namespace,

@@ -12,6 +12,7 @@ import type { CredentialSource } from './credentials/credential-source.js';
 import { graphValidatingWebhook } from './graph/graph-webhook.js';
 import { isvcDefaultingWebhook, isvcValidatingWebhook } from './isvc/isvc-webhooks.js';
 import { podWebhook } from './pod/pod-webhook.js';
+import { type ParentLookup, trainedModelValidatingWebhook } from './trained-model/trained-model-webhook.js';
 import type { GetWebhookConfig } from './webhook-config.js';
 import { WEBHOOK_PATHS } from './webhook-configurations.js';
 import { createWebhookServer, type WebhookServer } from './webhook-server.js';
@@ -22,6 +23,8 @@ export interface WebhookDeps {
   logger: Logger;
   /** Where the controller runs (decides the CA bundle configmap name). */
   controllerNamespace: string;
+  /** Reads a TrainedModel's parent (the TrainedModel webhook's CREATE checks); none: every parent is missing. */
+  trainedModelParents?: ParentLookup;
 }
 
 /** Path → handler for the webhooks. */
@@ -38,6 +41,7 @@ export function webhookRoutes(deps: WebhookDeps): Record<string, AdmissionHandle
     [WEBHOOK_PATHS.isvcDefaulter]: isvcDefaultingWebhook(deps.getConfig),
     [WEBHOOK_PATHS.isvcValidator]: isvcValidatingWebhook(deps.getConfig),
     [WEBHOOK_PATHS.graphValidator]: graphValidatingWebhook(),
+    [WEBHOOK_PATHS.trainedModelValidator]: trainedModelValidatingWebhook(deps.trainedModelParents ?? (() => Promise.resolve(undefined))),
   };
 }
 
@@ -57,3 +61,4 @@ export type { PodMutationContext, PodMutator } from './pod/pod-mutation.js';
 export { defaultInferenceService } from './isvc/defaulter.js';
 export { validateInferenceService } from './isvc/validator.js';
 export { validateInferenceGraph } from './graph/graph-validator.js';
+export { validateParent, validateTrainedModel } from './trained-model/trained-model-validator.js';

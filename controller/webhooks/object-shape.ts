@@ -15,6 +15,7 @@
  */
 import type { OpenApiSchema } from '../api/crd.js';
 import { INFERENCE_GRAPH_SPEC_SCHEMA } from '../api/inference-graph-crd.js';
+import { TRAINED_MODEL_SPEC_SCHEMA } from '../api/trained-model-crd.js';
 import { CONTAINER_SCHEMA, INFERENCE_SERVICE_SPEC_SCHEMA, LEGACY_FRAMEWORK_SCHEMA, MODEL_SCHEMA } from '../api/inference-service-crd.js';
 
 export type Shape = 'string' | 'number' | 'boolean' | 'object' | { readonly fields: Readonly<Record<string, Shape>> } | { readonly list: Shape } | { readonly map: Shape };
@@ -174,4 +175,9 @@ export const INFERENCE_SERVICE_SHAPE: Shape = {
 /** The InferenceGraph as its CRD describes it (the validator reads only metadata and spec). */
 export const INFERENCE_GRAPH_SHAPE: Shape = {
   fields: { metadata: METADATA_SHAPE, spec: shapeOfSchema(INFERENCE_GRAPH_SPEC_SCHEMA)! },
+};
+
+/** The TrainedModel as its CRD describes it (the validator reads only metadata and spec). */
+export const TRAINED_MODEL_SHAPE: Shape = {
+  fields: { metadata: METADATA_SHAPE, spec: shapeOfSchema(TRAINED_MODEL_SPEC_SCHEMA)! },
 };

@@ -1,7 +1,7 @@
 /**
  * The registration objects (KServe `config/webhook/manifests.yaml`, with admission review v1):
  * a MutatingWebhookConfiguration with the pod mutator and the InferenceService defaulter, and
- * a ValidatingWebhookConfiguration with the InferenceService and InferenceGraph validators
+ * a ValidatingWebhookConfiguration with the InferenceService, InferenceGraph and TrainedModel validators
  * (KServe registers the graph's in a configuration of its own; one object is simpler to
  * replace with a new caBundle, and the webhook names and paths are KServe's). The webhooks are
  * reached through a Service in the cluster, or a URL (tests, a controller run outside it).
@@ -15,6 +15,7 @@ import type {
 import { LABEL_ISVC } from '../constants.js';
 import { GRAPH_GROUP, GRAPH_PLURAL, GRAPH_VERSION } from '../api/inference-graph.js';
 import { ISVC_GROUP, ISVC_PLURAL, ISVC_VERSION } from '../api/inference-service.js';
+import { TM_GROUP, TM_PLURAL, TM_VERSION } from '../api/trained-model.js';
 import { isNotFound } from '../kube/api-errors.js';
 
 export const WEBHOOK_PATHS = {
@@ -22,6 +23,7 @@ export const WEBHOOK_PATHS = {
   isvcDefaulter: '/mutate-serving-kserve-io-v1beta1-inferenceservice',
   isvcValidator: '/validate-serving-kserve-io-v1beta1-inferenceservice',
   graphValidator: '/validate-serving-kserve-io-v1alpha1-inferencegraph',
+  trainedModelValidator: '/validate-trainedmodel',
 } as const;
 
 export const WEBHOOK_CONFIGURATION_NAME = 'inferenceservice.serving.kserve.io';
@@ -30,6 +32,7 @@ export const WEBHOOK_NAMES = {
   isvcDefaulter: 'inferenceservice.kserve-webhook-server.defaulter',
   isvcValidator: 'inferenceservice.kserve-webhook-server.validator',
   graphValidator: 'inferencegraph.kserve-webhook-server.validator',
+  trainedModelValidator: 'trainedmodel.kserve-webhook-server.validator',
 } as const;
 
 export type WebhookTarget =
@@ -55,6 +58,7 @@ function clientConfig(options: WebhookConfigurationOptions, path: string): Admis
 }
 
 const ISVC_RULES = [{ apiGroups: [ISVC_GROUP], apiVersions: [ISVC_VERSION], operations: ['CREATE', 'UPDATE'], resources: [ISVC_PLURAL] }];
+const TM_RULES = [{ apiGroups: [TM_GROUP], apiVersions: [TM_VERSION], operations: ['CREATE', 'UPDATE'], resources: [TM_PLURAL] }];
 const GRAPH_RULES = [{ apiGroups: [GRAPH_GROUP], apiVersions: [GRAPH_VERSION], operations: ['CREATE', 'UPDATE'], resources: [GRAPH_PLURAL] }];
 
 export function mutatingWebhookConfiguration(options: WebhookConfigurationOptions): V1MutatingWebhookConfiguration {
@@ -109,6 +113,15 @@ export function validatingWebhookConfiguration(options: WebhookConfigurationOpti
         name: WEBHOOK_NAMES.graphValidator,
         clientConfig: clientConfig(options, WEBHOOK_PATHS.graphValidator),
         rules: GRAPH_RULES,
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: options.timeoutSeconds ?? 10,
+      },
+      {
+        name: WEBHOOK_NAMES.trainedModelValidator,
+        clientConfig: clientConfig(options, WEBHOOK_PATHS.trainedModelValidator),
+        rules: TM_RULES,
         failurePolicy: 'Fail',
         sideEffects: 'None',
         admissionReviewVersions: ['v1'],

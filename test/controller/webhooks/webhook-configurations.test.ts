@@ -39,3 +39,13 @@ describe('webhook configurations', () => {
     expect(validatingWebhookConfiguration({ target, caBundle, name: 'test-webhooks' }).metadata?.name).toBe('test-webhooks');
   });
 });
+
+describe('the TrainedModel validator', () => {
+  it("is registered at KServe's path and name, for CREATE and UPDATE of trainedmodels", () => {
+    const target = { url: 'https://127.0.0.1:9443' };
+    const tm = validatingWebhookConfiguration({ target, caBundle }).webhooks?.find((w) => w.name === 'trainedmodel.kserve-webhook-server.validator');
+    expect(tm?.clientConfig.url).toBe('https://127.0.0.1:9443/validate-trainedmodel');
+    expect(tm?.rules).toEqual([{ apiGroups: ['serving.kserve.io'], apiVersions: ['v1alpha1'], operations: ['CREATE', 'UPDATE'], resources: ['trainedmodels'] }]);
+    expect(tm?.failurePolicy).toBe('Fail');
+  });
+});
