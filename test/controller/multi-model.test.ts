@@ -32,6 +32,8 @@ function tm(name: string, memory: string | number, created: string, extra: Parti
 }
 
 const mmsIsvc: InferenceService = {
+  apiVersion: 'serving.kserve.io/v1beta1',
+  kind: 'InferenceService',
   metadata: { name: 'mms', namespace: 'models', uid: 'uid-mms' },
   spec: { predictor: { model: { modelFormat: { name: 'onnx', version: '1' }, runtime: 'kserve-ts-mms' } } },
 };
@@ -112,6 +114,8 @@ describe('the predictor pod', () => {
 
   it("of a custom predictor with MULTI_MODEL_SERVER=true (KServe's variable) gets the same mount", () => {
     const isvc: InferenceService = {
+      apiVersion: 'serving.kserve.io/v1beta1',
+      kind: 'InferenceService',
       metadata: { name: 'custom-mms', namespace: 'models', uid: 'u' },
       spec: { predictor: { containers: [{ name: 'kserve-container', image: 'c:1', args: ['--x'], env: [{ name: 'MULTI_MODEL_SERVER', value: 'true' }] }] } },
     };
@@ -167,7 +171,7 @@ describe('the TrainedModel validator', () => {
       'the Trained Model "model-a" memory field is invalid: "lots" is not a Kubernetes quantity (for example 256Mi)',
     ],
   ] as const)('refuses %s', (_what, bad, message) => {
-    const got = validateTrainedModel(bad as TrainedModel);
+    const got = validateTrainedModel(bad);
     if (typeof message === 'string') expect(got).toBe(message);
     else expect(got).toMatch(message);
   });
