@@ -24,11 +24,21 @@ export function trainedModelValidatingWebhook(parent: ParentLookup): AdmissionHa
   };
 }
 
-/** The fields the CRD requires; the API server checks them first, a direct caller may not have. */
+/**
+ * The fields the CRD requires, of the types it admits (`memory` is int-or-string, which the
+ * shape check cannot say); the API server checks them first, a direct caller may not have.
+ */
 function complete(tm: TrainedModel, which: string): TrainedModel {
   const model = tm.spec?.model as Partial<TrainedModel['spec']['model']> | undefined;
-  if (typeof tm.spec?.inferenceService !== 'string' || typeof model?.storageUri !== 'string' || typeof model.framework !== 'string' || model.memory === undefined) {
-    throw new BadAdmissionReview(`TrainedModel ${which}is malformed: spec.inferenceService, spec.model.storageUri, spec.model.framework and spec.model.memory are required`);
+  if (
+    typeof tm.spec?.inferenceService !== 'string' ||
+    typeof model?.storageUri !== 'string' ||
+    typeof model.framework !== 'string' ||
+    !['string', 'number'].includes(typeof model.memory)
+  ) {
+    throw new BadAdmissionReview(
+      `TrainedModel ${which}is malformed: spec.inferenceService, spec.model.storageUri, spec.model.framework (strings) and spec.model.memory (a quantity: a string or a number) are required`,
+    );
   }
   return tm;
 }
