@@ -1,7 +1,7 @@
 /**
- * The TrainedModel controller: watches TrainedModels and InferenceServices, and reconciles
- * every TrainedModel of a parent when any of them or the parent changes (they share the
- * parent's memory and its ConfigMap). When the TrainedModel CRD is not installed it logs so
+ * The TrainedModel controller: watches TrainedModels, InferenceServices and runtimes, and
+ * reconciles every TrainedModel of a parent when any of them, the parent or a runtime changes
+ * (they share the parent's memory and its ConfigMap). When the TrainedModel CRD is not installed it logs so
  * and reconciles nothing.
  *
  * Lifecycle: start() once (when leading), stop() before exit or on losing leadership.
@@ -78,6 +78,23 @@ export class TrainedModelController {
       () => custom.listCustomObjectForAllNamespaces({ group: ISVC_GROUP, version: ISVC_VERSION, plural: ISVC_PLURAL }) as Promise<KubernetesListObject<InferenceService>>,
       (o) => this.enqueueChildren(o.metadata?.namespace, o.metadata?.name),
     );
+    // A runtime's memory limit or multiModel decides the models' memory and IsMMSPredictor.
+    loop.watch<ServingRuntime>(
+      'servingruntimes (trainedmodels)',
+      `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${SERVING_RUNTIME_PLURAL}`,
+      () =>
+        custom.listCustomObjectForAllNamespaces({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: SERVING_RUNTIME_PLURAL }) as Promise<
+          KubernetesListObject<ServingRuntime>
+        >,
+      (o) => this.enqueueNamespace(o.metadata?.namespace),
+    );
+    loop.watch<ServingRuntime>(
+      'clusterservingruntimes (trainedmodels)',
+      `/apis/${RUNTIME_GROUP}/${RUNTIME_VERSION}/${CLUSTER_SERVING_RUNTIME_PLURAL}`,
+      () =>
+        custom.listClusterCustomObject({ group: RUNTIME_GROUP, version: RUNTIME_VERSION, plural: CLUSTER_SERVING_RUNTIME_PLURAL }) as Promise<KubernetesListObject<ServingRuntime>>,
+      () => this.enqueueNamespace(undefined),
+    );
     await loop.start();
   }
 
@@ -87,6 +104,10 @@ export class TrainedModelController {
 
   idle(): Promise<void> {
     return this.loop.idle();
+  }
+
+  private enqueueNamespace(namespace: string | undefined): void {
+    for (const tm of this.models?.list(namespace) ?? []) this.loop.add(`${tm.metadata.namespace}/${tm.metadata.name}`);
   }
 
   private enqueueChildren(namespace: string | undefined, isvc: string | undefined): void {
