@@ -5,7 +5,7 @@
  * others leave is refused with the numbers. Declared sizes are trusted as KServe trusts them:
  * they are the operator's statement, not a measurement.
  */
-import { describeBytes } from './quantity.js';
+import { describeBytes } from '../../cli/quantity.js';
 
 export class MemoryBudget {
   readonly #held = new Map<string, number>();

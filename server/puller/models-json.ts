@@ -7,7 +7,7 @@
  * refused whole with one message, so the puller keeps the set it has.
  */
 import { MODEL_NAME } from '../repository/model-source.js';
-import { quantityBytes } from './quantity.js';
+import { quantityBytes } from '../../cli/quantity.js';
 
 export interface PulledModelSpec {
   readonly storageUri: string;

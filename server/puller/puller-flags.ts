@@ -8,7 +8,7 @@ import { FlagError, type FlagSpec, type Flags } from '../../cli/flags.js';
 import { loadConfig } from '../../storage-initializer/config.js';
 import { StorageError } from '../../storage-initializer/errors.js';
 import type { FetchSettings } from './fetch-model.js';
-import { describeBytes, quantityBytes } from './quantity.js';
+import { describeBytes, quantityBytes } from '../../cli/quantity.js';
 
 export interface PullerConfig {
   /** KServe's models.json, as the modelconfig ConfigMap mounts it. */

@@ -8,7 +8,7 @@ import { parseServeArgs } from '../config.js';
 import { MemoryBudget } from './memory-budget.js';
 import { parseModelsJson } from './models-json.js';
 import { PullQueue } from './pull-queue.js';
-import { quantityBytes } from './quantity.js';
+import { quantityBytes } from '../../cli/quantity.js';
 
 describe('quantityBytes', () => {
   it.each([

@@ -13,7 +13,7 @@ import type { ServingRuntime } from '../../controller/api/serving-runtime.js';
 import type { TrainedModel } from '../../controller/api/trained-model.js';
 import { parseInferenceServiceConfig } from '../../controller/config/inferenceservice-config.js';
 import { allocate, desiredModelConfigMap, modelConfigJson, trainedModelsOf } from '../../controller/reconcile/multi-model/model-config.js';
-import { parseQuantity } from '../../controller/reconcile/multi-model/quantity.js';
+import { parseQuantity } from '../../cli/quantity.js';
 import { predictPath } from '../../controller/reconcile/multi-model/trained-model-reconciler.js';
 import { predictorMemoryLimit, resolvePredictor } from '../../controller/reconcile/predictor-resolution.js';
 import { validateParent, validateTrainedModel } from '../../controller/webhooks/trained-model/trained-model-validator.js';

@@ -16,7 +16,7 @@ import type { InferenceService } from '../../api/inference-service.js';
 import type { TrainedModel } from '../../api/trained-model.js';
 import { LABEL_ISVC } from '../../constants.js';
 import { ownerReference } from '../owner.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity } from '../../../cli/quantity.js';
 
 export const MODEL_CONFIG_KEY = 'models.json';
 /** Where KServe's agent injector mounts it (`constants.ModelConfigDir`). */

@@ -11,7 +11,7 @@
  */
 import type { TrainedModel } from '../../api/trained-model.js';
 import type { ParentFacts } from '../../reconcile/multi-model/parent-facts.js';
-import { parseQuantity } from '../../reconcile/multi-model/quantity.js';
+import { parseQuantity } from '../../../cli/quantity.js';
 import { STORAGE_SCHEME_NAMES } from '../../../storage-initializer/schemes.js';
 import { redact } from '../../../storage-initializer/redact.js';
 
