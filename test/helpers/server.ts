@@ -52,22 +52,33 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface BuildOptions {
+  grpc?: boolean;
+  logger?: Logger;
+  backends?: BackendRegistry;
+  /** The environment `kserve-ts serve` would see (storage credentials for the puller); empty by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Start loading the models as `kserve-ts serve` does (ModelServer.startupLoad); default: the caller loads them. */
+  loadStartupModels?: boolean;
+}
+
 /**
  * Builds a server with CLI-style flags (as `kserve-ts serve` would get them), on loopback and
  * port 0 unless the flags say otherwise; nothing bound, no model loaded yet. `logger`
  * receives the server's log (silent otherwise, unless TEST_LOG_LEVEL says); `backends`
  * replaces the default registry (e.g. ModelGate's, test/helpers/model-gate.ts).
  */
-export async function buildServer(flags: string[], opts: { grpc?: boolean; logger?: Logger; backends?: BackendRegistry } = {}): Promise<ModelServer> {
+export async function buildServer(flags: readonly string[], opts: BuildOptions = {}): Promise<ModelServer> {
   const backends = opts.backends ?? defaultBackends();
   const { config } = parseServeArgs(
     ['--http_port', '0', '--http_host', '127.0.0.1', '--enable_grpc', opts.grpc ? 'true' : 'false', '--intra_op_threads', '1', '--grace_period_seconds', '5', ...flags],
-    {},
+    opts.env ?? {},
     backends.flags(),
   );
   return createServer(config, opts.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), {
     backends,
     defaultMetrics: false,
+    ...(opts.loadStartupModels === true ? { loadStartupModels: true } : {}),
   });
 }
 

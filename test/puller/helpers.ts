@@ -9,9 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { parseServeArgs } from '../../server/config.js';
-import { type ModelServer, createServer, defaultBackends } from '../../server/server.js';
+import type { ModelServer } from '../../server/server.js';
+import { buildServer } from '../helpers/server.js';
 
 export interface ModelEntry {
   readonly modelName: string;
@@ -98,29 +97,10 @@ export interface PullerServer {
 /** A server as `kserve-ts serve --model_dir <tmp> --model_config_file <file> ...flags` with `env`, on loopback. */
 export async function startPullerServer(configFile: string, flags: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<PullerServer> {
   const modelDir = mkdtempSync(path.join(tmpdir(), 'puller-models-'));
-  const backends = defaultBackends();
-  const { config } = parseServeArgs(
-    [
-      '--http_port',
-      '0',
-      '--http_host',
-      '127.0.0.1',
-      '--enable_grpc',
-      'false',
-      '--intra_op_threads',
-      '1',
-      '--grace_period_seconds',
-      '5',
-      '--model_dir',
-      modelDir,
-      '--model_config_file',
-      configFile,
-      ...flags,
-    ],
-    { HDFS_SECRET_DIR: '/nonexistent', ...env },
-    backends.flags(),
-  );
-  const server = await createServer(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }), { backends, defaultMetrics: false, loadStartupModels: true });
+  const server = await buildServer(['--model_dir', modelDir, '--model_config_file', configFile, ...flags], {
+    env: { HDFS_SECRET_DIR: '/nonexistent', ...env },
+    loadStartupModels: true,
+  });
   await server.http.listen({ host: '127.0.0.1', port: 0 });
   await server.startupLoad;
   const port = (server.http.server.address() as AddressInfo).port;
@@ -133,17 +113,4 @@ export async function startPullerServer(configFile: string, flags: readonly stri
       rmSync(modelDir, { recursive: true, force: true });
     },
   };
-}
-
-/** One sample's value from a Prometheus exposition, or undefined when the series is absent. */
-export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const m = /^([^{\s]+)(?:\{([^}]*)\})?\s+(\S+)$/.exec(line);
-    if (m === null || m[1] !== name) continue;
-    const have = (m[2] ?? '').split(',');
-    if (want.every((w) => have.includes(w))) return Number(m[3]);
-  }
-  return undefined;
 }

@@ -8,10 +8,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, json, post } from '../helpers/http.js';
+import { get, json, metricValue, post } from '../helpers/http.js';
 import { fixture } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { ConfigMapDir, FileServer, type ModelEntry, type PullerServer, metricValue, startPullerServer } from './helpers.js';
+import { ConfigMapDir, FileServer, type ModelEntry, type PullerServer, startPullerServer } from './helpers.js';
 
 const infer = (url: string, model: string) => post(`${url}/v2/models/${model}/infer`, { inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [[1, 2]] }] });
 const output = (r: { text: string }) => (JSON.parse(r.text) as { outputs: Array<{ data: number[] }> }).outputs[0]?.data;
@@ -175,9 +175,9 @@ describe('the model puller over HTTP storage', () => {
       JSON.stringify([models[0], models[0]]),
       JSON.stringify([{ modelName: '../etc', modelSpec: { storageUri: 'x' } }]),
     ]) {
-      const seen = metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total') ?? 0;
+      const seen = metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total', {});
       cm.writeRaw(bad);
-      await waitFor(async () => metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total'), {
+      await waitFor(async () => metricValue((await get(`${t.url}/metrics`)).text, 'kserve_model_config_errors_total', {}), {
         until: (v) => v === seen + 1,
         description: `the malformed file ${bad} refused`,
       });
