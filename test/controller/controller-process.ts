@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../helpers/free-port.js';
 import { type CliProcess, runCli } from '../helpers/process.js';
-import type { TestControlPlane } from './harness/index.js';
+import { afterAll, beforeEach, onTestFailed } from 'vitest';
+import type { FakeKubelet, TestControlPlane } from './harness/index.js';
 
 export interface ControllerProcess {
   readonly cli: CliProcess;
@@ -83,4 +84,23 @@ export async function startController(cp: TestControlPlane, identity: string, ex
       await cli.exited;
     },
   };
+}
+
+/**
+ * The hooks of a controller suite on the real API server: the controller's log tail on every
+ * failed test, and the controller, the kubelet and the control plane stopped at the end (in
+ * that order). `parts` is read when the hooks run, after the suite's beforeAll set them.
+ */
+export function controllerSuiteHooks(parts: () => { controller?: ControllerProcess; kubelet?: FakeKubelet; cp?: TestControlPlane }): void {
+  beforeEach(() => {
+    onTestFailed(() => {
+      process.stderr.write(`--- controller log (tail) ---\n${parts().controller?.cli.output().slice(-6000) ?? ''}\n`);
+    });
+  });
+  afterAll(async () => {
+    const { controller, kubelet, cp } = parts();
+    await controller?.stop();
+    await kubelet?.stop();
+    await cp?.stop();
+  }, 60_000);
 }

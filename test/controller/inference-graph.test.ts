@@ -10,11 +10,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InferenceGraph } from '../../controller/api/inference-graph.js';
 import type { KnativeService } from '../../controller/reconcile/knative/knative-service.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
+import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
 import { type Clients, clientsFor, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
@@ -67,17 +67,7 @@ beforeAll(async () => {
   await kubectlApply(cp, RUNTIME_YAML);
 }, 45 * 60_000);
 
-beforeEach(() => {
-  onTestFailed(() => {
-    process.stderr.write(`--- controller log (tail) ---\n${controller?.cli.output().slice(-6000) ?? ''}\n`);
-  });
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await kubelet?.stop();
-  await cp?.stop();
-}, 60_000);
+controllerSuiteHooks(() => ({ controller, kubelet, cp }));
 
 describe('Standard mode', () => {
   it('a graph of serviceUrl steps becomes the router Deployment, Service, HPA and Ingress, Ready with its URLs', async () => {

@@ -10,10 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NetworkingV1Api, type V1Deployment, type V1PodSpec } from '@kubernetes/client-node';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
+import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
 import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
@@ -70,17 +70,7 @@ beforeAll(async () => {
   await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
 }, 45 * 60_000);
 
-beforeEach(() => {
-  onTestFailed(() => {
-    process.stderr.write(`--- controller log (tail) ---\n${controller?.cli.output().slice(-6000) ?? ''}\n`);
-  });
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await kubelet?.stop();
-  await cp?.stop();
-}, 60_000);
+controllerSuiteHooks(() => ({ controller, kubelet, cp }));
 
 const ONNX = `    model:
       modelFormat: { name: onnx }

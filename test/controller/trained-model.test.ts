@@ -10,10 +10,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TrainedModel } from '../../controller/api/trained-model.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, serviceAccountKubeconfig, startController } from './controller-process.js';
+import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
 import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
 import { type Clients, clientsFor, createNamespace, getIsvc, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
@@ -116,17 +116,7 @@ beforeAll(async () => {
   );
 }, 45 * 60_000);
 
-beforeEach(() => {
-  onTestFailed(() => {
-    process.stderr.write(`--- controller log (tail) ---\n${controller?.cli.output().slice(-6000) ?? ''}\n`);
-  });
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await kubelet?.stop();
-  await cp?.stop();
-}, 60_000);
+controllerSuiteHooks(() => ({ controller, kubelet, cp }));
 
 describe('a multi-model InferenceService', () => {
   it('gets an empty modelconfig-<isvc>-0, owned by it, mounted by its predictor pod with --model_config_file', async () => {
