@@ -106,13 +106,23 @@ export async function useKserve(namespace: string): Promise<KserveOnNode> {
     async apply(objects) {
       await node.kubectlOk(['apply', '-f', '-'], { input: manifest(objects) });
     },
-    waitIsvcReady(name, timeoutMs = 240_000) {
-      return waitFor(() => getJson(['get', 'inferenceservice', name, '-n', namespace]), {
+    async waitIsvcReady(name, timeoutMs = 240_000) {
+      const isvc = await waitFor(() => getJson(['get', 'inferenceservice', name, '-n', namespace]), {
         timeoutMs,
         intervalMs: 1_000,
         description: `InferenceService ${name} Ready`,
         until: (o) => condition(o, 'Ready')?.status === 'True',
       });
+      // Ready follows the Deployments, and kube-proxy programs a Service's endpoints a moment
+      // after its pod turns Ready: a transformer that forwards in that gap gets "connection
+      // refused" from {isvc}-predictor (CI stop 36). Wait until every component's Service
+      // accepts connections, as a client of KServe waits for its route.
+      const components = Object.keys((isvc.status as { components?: object } | undefined)?.components ?? {});
+      for (const component of components) {
+        const ip = (await getJson(['get', 'service', `${name}-${component}`, '-n', namespace])).spec.clusterIP as string;
+        if (ip !== 'None') await waitFor(() => reachable(ip, 80), { timeoutMs: 60_000, intervalMs: 250, description: `the ${name}-${component} Service ${ip}:80` });
+      }
+      return isvc;
     },
     async clusterIP(service) {
       return (await getJson(['get', 'service', service, '-n', namespace])).spec.clusterIP as string;
