@@ -11,8 +11,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import { CACHE_TEMP_PREFIX, evictLeastRecentlyUsed } from './cache-eviction.js';
 import type { RemoteObject } from './provider.js';
 
 export function cacheKey(uri: string, filters: readonly string[], objects: readonly RemoteObject[]): string | undefined {
@@ -50,6 +51,11 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
+/**
+ * Copies entry `key` into the empty folder `into`; false when there is none. An entry evicted
+ * while it is being copied (cache-eviction.ts) is a miss too: `into` is emptied again and the
+ * caller downloads.
+ */
 export async function cacheHit(cacheDir: string, key: string, into: string): Promise<boolean> {
   const entry = path.join(cacheDir, key);
   try {
@@ -57,22 +63,40 @@ export async function cacheHit(cacheDir: string, key: string, into: string): Pro
   } catch {
     return false;
   }
-  await copyTree(entry, into);
-  return true;
+  // Marks the use for the size bound's least-recently-used order; a read-only cache still serves.
+  const now = new Date();
+  await utimes(entry, now, now).catch(() => undefined);
+  try {
+    await copyTree(entry, into);
+    return true;
+  } catch {
+    for (const e of await readdir(into)) await rm(path.join(into, e), { recursive: true, force: true });
+    return false;
+  }
 }
 
-export async function cacheStore(cacheDir: string, key: string, from: string): Promise<void> {
-  await mkdir(cacheDir, { recursive: true });
+/**
+ * Stores the tree `from` as entry `key`; with `maxBytes`, then evicts the least recently used
+ * other entries beyond it (returns their keys). Never fails the download: a cache that cannot
+ * be written is skipped.
+ */
+export async function cacheStore(cacheDir: string, key: string, from: string, maxBytes?: number): Promise<string[]> {
   // Unique across pods, not only processes: pods of a node often share a pid (1, in their own
   // namespaces) and may store in the same millisecond.
-  const tmp = path.join(cacheDir, `.tmp-${process.pid}-${randomUUID()}`);
-  await mkdir(tmp);
+  const tmp = path.join(cacheDir, `${CACHE_TEMP_PREFIX}${process.pid}-${randomUUID()}`);
   try {
+    await mkdir(tmp, { recursive: true });
     await copyTree(from, tmp);
     await rename(tmp, path.join(cacheDir, key));
   } catch {
     // another pod stored the same entry first, or the cache is not writable: not an error
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+  }
+  if (maxBytes === undefined) return [];
+  try {
+    return await evictLeastRecentlyUsed(cacheDir, maxBytes, key);
+  } catch {
+    return [];
   }
 }

@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { FlagError, type FlagSpec, parseFlags } from '../cli/flags.js';
 import { ARCHIVE_ENDINGS } from './archive.js';
+import { cacheSettings } from './cache-settings.js';
 import { configSecrets, loadConfig } from './config.js';
 import { StorageError } from './errors.js';
 import { download } from './download.js';
@@ -34,16 +35,23 @@ const SOURCES = wrap(
     `or a local path. A single archive (${ARCHIVE_ENDINGS.join(' ')}) is unpacked. ${STORAGE_SCHEMES.pvc.example} is not downloaded: the pod webhook mounts the claim.`,
 );
 
-export const USAGE = `Usage: storage-initializer [--cache_dir DIR] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
+export const USAGE = `Usage: storage-initializer [--cache_dir DIR [--cache_max_bytes SIZE]] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]
 
 Downloads each source into its destination folder (created if missing), atomically.
 ${SOURCES}
 --cache_dir (or STORAGE_CACHE_DIR): a content-addressed cache shared by runs on one node.
+--cache_max_bytes (or STORAGE_CACHE_MAX_BYTES): the cache's bound, e.g. 20Gi; least recently used entries go.
 --concurrency (or STORAGE_CONCURRENCY): requests in flight, default auto (measured).
 Configuration is read from the environment (see README.md, "Storage initializer").`;
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'cache_dir', kind: 'string', placeholder: 'DIR', help: 'content-addressed cache shared by runs on one node (env STORAGE_CACHE_DIR)' },
+  {
+    name: 'cache_max_bytes',
+    kind: 'string',
+    placeholder: 'SIZE',
+    help: "the cache's bound, a quantity such as 20Gi: least recently used entries go beyond it (env STORAGE_CACHE_MAX_BYTES; default unbounded)",
+  },
   {
     name: 'concurrency',
     kind: 'string',
@@ -68,7 +76,6 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const cacheDir = (flags.given('cache_dir') ? flags.string('cache_dir') : env['STORAGE_CACHE_DIR']) || undefined;
   argv = [...flags.positionals];
   if (argv.length < 2 || argv.length % 2 !== 0) {
     process.stderr.write(`storage-initializer: expected <src_uri> <dest_path> pairs, got ${argv.length} argument${argv.length === 1 ? '' : 's'}\n${USAGE}\n`);
@@ -83,6 +90,14 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
   try {
     // The flag wins over the variable; both are read by the one config parser.
     const config = loadConfig(flags.given('concurrency') ? { ...env, STORAGE_CONCURRENCY: flags.string('concurrency') } : env);
+    const cache = cacheSettings(
+      {
+        dir: flags.given('cache_dir') ? flags.string('cache_dir') : undefined,
+        maxBytes: flags.given('cache_max_bytes') ? flags.string('cache_max_bytes') : undefined,
+        maxBytesFlag: 'cache_max_bytes',
+      },
+      env,
+    );
     scrubber = new Scrubber(uris, configSecrets(config));
     providers = new ProviderSet(config);
     const started = performance.now();
@@ -94,7 +109,7 @@ export async function storageInitializer(argv: string[], env: NodeJS.ProcessEnv,
       current = redact(uri);
       await mkdir(dest, { recursive: true });
       const provider = await providers.for(uri);
-      const s = await download(uri, dest, provider, { config, cacheDir, log: out });
+      const s = await download(uri, dest, provider, { config, cache, log: out });
       bytes += s.bytes;
       files += s.files;
     }

@@ -21,6 +21,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { archiveKind, extractArchive, memberPath } from './archive.js';
 import { cacheHit, cacheKey, cacheStore } from './cache.js';
+import type { CacheSettings } from './cache-settings.js';
 import { TMP_PREFIX, commit, recover } from './commit.js';
 import type { Config } from './config.js';
 import { StorageError, errors, networkError } from './errors.js';
@@ -171,8 +172,8 @@ function checkDeclaredSizes(objects: readonly RemoteObject[], config: Config): v
 export interface DownloadContext {
   config: Config;
   log: Log;
-  /** Content-addressed cache folder (cache.ts), if any. */
-  cacheDir?: string | undefined;
+  /** The node-local content-addressed cache (cache.ts), if any. */
+  cache?: CacheSettings | undefined;
 }
 
 export async function download(uri: string, dest: string, provider: StorageProvider, ctx: DownloadContext): Promise<Summary> {
@@ -192,10 +193,10 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       throw errors.notFound(`${listing.objects.length} files found but none matches STORAGE_ALLOW_PATTERNS/STORAGE_IGNORE_PATTERNS`);
     }
     checkDeclaredSizes(objects, config);
-    const key = ctx.cacheDir ? cacheKey(uri, [...config.allowPatterns, '\0', ...config.ignorePatterns], objects) : undefined;
-    if (ctx.cacheDir && key) {
+    const key = ctx.cache ? cacheKey(uri, [...config.allowPatterns, '\0', ...config.ignorePatterns], objects) : undefined;
+    if (ctx.cache && key) {
       const t0 = performance.now();
-      if (await cacheHit(ctx.cacheDir, key, tmp)) {
+      if (await cacheHit(ctx.cache.dir, key, tmp)) {
         await commit(tmp, dest);
         const bytes = objects.reduce((n, o) => n + (o.size ?? 0), 0);
         const seconds = (performance.now() - t0) / 1000;
@@ -389,7 +390,13 @@ export async function download(uri: string, dest: string, provider: StorageProvi
       }
     }
 
-    if (ctx.cacheDir && key) await cacheStore(ctx.cacheDir, key, tmp);
+    if (ctx.cache && key) {
+      const evicted = await cacheStore(ctx.cache.dir, key, tmp, ctx.cache.maxBytes);
+      if (evicted.length > 0)
+        log(
+          `cache over ${human(ctx.cache.maxBytes ?? 0)}: evicted ${evicted.length} least recently used entr${evicted.length === 1 ? 'y' : 'ies'} (${evicted.map((k) => k.slice(0, 12)).join(', ')})`,
+        );
+    }
     await commit(tmp, dest);
     const seconds = progress.seconds();
     const summary = { bytes: progress.bytes, files: objects.length, seconds };

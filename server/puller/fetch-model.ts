@@ -2,10 +2,11 @@
  * One model's files into one folder, through the storage-initializer's download engine and
  * provider registry: the same schemes, credentials (the environment and mounted secrets the
  * init container would read, parsed once at start-up) and content-addressed cache
- * (`--storage_cache_dir`). pvc:// is not downloaded by the init container either: the claim is
+ * (`--storage_cache_dir`, `--storage_cache_max_bytes`). pvc:// is not downloaded by the init container either: the claim is
  * mounted, here under `--pvc_mount_root/<claim>`, and its folder copied as a local path.
  */
 import path from 'node:path';
+import type { CacheSettings } from '../../storage-initializer/cache-settings.js';
 import type { Config as StorageConfig } from '../../storage-initializer/config.js';
 import { download } from '../../storage-initializer/download.js';
 import { StorageError } from '../../storage-initializer/errors.js';
@@ -16,8 +17,8 @@ import { ProviderSet } from '../../storage-initializer/registry.js';
 
 export interface FetchSettings {
   readonly storage: StorageConfig;
-  /** The storage-initializer's `--cache_dir`, shared by the pods of a node; undefined: none. */
-  readonly cacheDir: string | undefined;
+  /** The storage-initializer's node-local cache, shared by the pods of a node; undefined: none. */
+  readonly cache: CacheSettings | undefined;
   /** Where PersistentVolumeClaims named by pvc:// URIs are mounted, one folder per claim. */
   readonly pvcRoot: string;
 }
@@ -48,7 +49,7 @@ export class ModelFetcher {
     try {
       const source = this.#source(uri);
       const provider = await this.#providers.for(source);
-      await download(source, dest, provider, { config: this.settings.storage, cacheDir: this.settings.cacheDir, log: this.log });
+      await download(source, dest, provider, { config: this.settings.storage, cache: this.settings.cache, log: this.log });
     } catch (err) {
       if (err instanceof FetchError) throw err;
       if (err instanceof StorageError) {

@@ -6,6 +6,7 @@
  */
 import { FlagError, type FlagSpec, type Flags } from '../../cli/flags.js';
 import { loadConfig } from '../../storage-initializer/config.js';
+import { cacheSettings } from '../../storage-initializer/cache-settings.js';
 import { StorageError } from '../../storage-initializer/errors.js';
 import type { FetchSettings } from './fetch-model.js';
 import { describeBytes, quantityBytes } from '../../cli/quantity.js';
@@ -42,6 +43,13 @@ export const PULLER_FLAGS: readonly FlagSpec[] = [
     placeholder: 'DIR',
     help: "with --model_config_file: the storage-initializer's content-addressed --cache_dir, shared by the pods of a node (env STORAGE_CACHE_DIR)",
   },
+  {
+    name: 'storage_cache_max_bytes',
+    kind: 'string',
+    dflt: '',
+    placeholder: 'SIZE',
+    help: "with --storage_cache_dir: the cache's bound, a quantity such as 20Gi; least recently used entries go beyond it (env STORAGE_CACHE_MAX_BYTES; default unbounded)",
+  },
   { name: 'pvc_mount_root', kind: 'string', dflt: '/mnt/pvc', placeholder: 'DIR', help: 'with --model_config_file: pvc://<claim>/<path> models are read from DIR/<claim>/<path>' },
 ];
 
@@ -55,14 +63,22 @@ export function pullerFrom(flags: Flags, env: NodeJS.ProcessEnv, modelDir: strin
   const memoryLimitBytes = limit === '' ? undefined : quantityBytes(limit);
   if (memoryLimitBytes === undefined && limit !== '') throw new FlagError(`--model_memory_limit must be a Kubernetes quantity such as 4Gi, got '${limit}'`);
   let storage;
+  let cache;
   try {
     storage = loadConfig(env);
+    cache = cacheSettings(
+      {
+        dir: flags.given('storage_cache_dir') ? flags.string('storage_cache_dir') : undefined,
+        maxBytes: flags.given('storage_cache_max_bytes') ? flags.string('storage_cache_max_bytes') : undefined,
+        maxBytesFlag: 'storage_cache_max_bytes',
+      },
+      env,
+    );
   } catch (err) {
     if (err instanceof StorageError) throw new FlagError(`storage settings for --model_config_file: ${err.message}`);
     throw err;
   }
-  const cacheDir = (flags.given('storage_cache_dir') ? flags.string('storage_cache_dir') : env['STORAGE_CACHE_DIR']) || undefined;
-  return { configFile, modelRoot: modelDir, memoryLimitBytes, fetch: { storage, cacheDir, pvcRoot: flags.string('pvc_mount_root') } };
+  return { configFile, modelRoot: modelDir, memoryLimitBytes, fetch: { storage, cache, pvcRoot: flags.string('pvc_mount_root') } };
 }
 
 /** One line for the start-up log. */
@@ -71,6 +87,7 @@ export function describePuller(p: PullerConfig): Record<string, string> {
     file: p.configFile,
     modelDir: p.modelRoot,
     memoryLimit: p.memoryLimitBytes === undefined ? 'not counted' : describeBytes(p.memoryLimitBytes),
-    cacheDir: p.fetch.cacheDir ?? 'none',
+    cacheDir: p.fetch.cache?.dir ?? 'none',
+    cacheBound: p.fetch.cache?.maxBytes === undefined ? 'unbounded' : describeBytes(p.fetch.cache.maxBytes),
   };
 }

@@ -145,9 +145,18 @@ describe('serve flags of the puller', () => {
       configFile: '/mnt/configs/models.json',
       modelRoot: '/mnt/models',
       memoryLimitBytes: 2 * 2 ** 30,
-      fetch: { cacheDir: '/cache', pvcRoot: '/mnt/pvc' },
+      fetch: { cache: { dir: '/cache', maxBytes: undefined }, pvcRoot: '/mnt/pvc' },
     });
-    expect(parse(['--model_dir', '/m', '--model_config_file', '/f', '--storage_cache_dir', '/c'], { STORAGE_CACHE_DIR: '/cache' }).puller?.fetch.cacheDir).toBe('/c');
+    expect(parse(['--model_dir', '/m', '--model_config_file', '/f', '--storage_cache_dir', '/c'], { STORAGE_CACHE_DIR: '/cache' }).puller?.fetch.cache).toEqual({
+      dir: '/c',
+      maxBytes: undefined,
+    });
+    expect(parse(['--model_dir', '/m', '--model_config_file', '/f']).puller?.fetch.cache).toBeUndefined();
+    expect(parse(['--model_dir', '/m', '--model_config_file', '/f', '--storage_cache_max_bytes', '2Gi'], { STORAGE_CACHE_DIR: '/cache' }).puller?.fetch.cache).toEqual({
+      dir: '/cache',
+      maxBytes: 2 * 2 ** 30,
+    });
+    expect(parse(['--model_dir', '/m', '--model_config_file', '/f'], { STORAGE_CACHE_DIR: '/cache', STORAGE_CACHE_MAX_BYTES: '500M' }).puller?.fetch.cache?.maxBytes).toBe(500e6);
     expect(parse(['--model_dir', '/m', '--model_config_file', '/f']).puller?.memoryLimitBytes).toBeUndefined();
   });
 
@@ -155,6 +164,14 @@ describe('serve flags of the puller', () => {
     [['--model_config_file', '/f'], '--model_config_file needs --model_dir: the folder the models are pulled into (e.g. /mnt/models)'],
     [['--model_repository', '/r', '--model_config_file', '/f'], '--model_config_file pulls into --model_dir; it does not go with --model_repository'],
     [['--model_dir', '/m', '--model_config_file', '/f', '--model_memory_limit', 'big'], "--model_memory_limit must be a Kubernetes quantity such as 4Gi, got 'big'"],
+    [
+      ['--model_dir', '/m', '--model_config_file', '/f', '--storage_cache_dir', '/c', '--storage_cache_max_bytes', 'lots'],
+      "storage settings for --model_config_file: --storage_cache_max_bytes must be a size such as 20Gi or 500000000, got 'lots'",
+    ],
+    [
+      ['--model_dir', '/m', '--model_config_file', '/f', '--storage_cache_max_bytes', '1Gi'],
+      'storage settings for --model_config_file: --storage_cache_max_bytes bounds the cache, but no cache folder is set (STORAGE_CACHE_DIR or its flag)',
+    ],
     [
       ['--model_dir', '/m', '--model_config_file', '/f', '--repository_poll_secs', '5'],
       '--repository_poll_secs does not go with --model_config_file: the model config file decides what is loaded',

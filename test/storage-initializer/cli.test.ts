@@ -30,7 +30,7 @@ describe('storage-initializer command', () => {
   it.each([[[]], [['s3://b/m']], [['s3://b/m', '/tmp/x', 'gs://b/m']]])('prints usage and exits 1 for %j', async (args) => {
     const r = await runSi(args);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('Usage: storage-initializer [--cache_dir DIR] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
+    expect(r.out).toContain('Usage: storage-initializer [--cache_dir DIR [--cache_max_bytes SIZE]] [--concurrency N|auto] <src_uri> <dest_path> [<src_uri> <dest_path> ...]');
   });
 
   it.each([

@@ -3,7 +3,7 @@
  * proxy in front of it where a test needs resets, cuts, corruption, throttling or TLS.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, CreateMultipartUploadCommand, CompleteMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -310,5 +310,36 @@ describe('storage-initializer s3://', () => {
     expect(r3.code, r3.out).toBe(0);
     expect(r3.out).not.toContain('cache hit');
     expect(readFileSync(path.join(d3, 'sub/b.bin'), 'utf8')).toBe('B-bytes');
+  });
+
+  it('--cache_max_bytes: storing past the bound evicts the least recently used entry, which is downloaded again next time', async () => {
+    const proxy = await startProxy(moto.port);
+    stops.push(proxy.stop);
+    const cache = path.join(tempDir(), 'cache');
+    dirs.push(path.dirname(cache));
+    const e = { ...env, AWS_ENDPOINT_URL: proxy.url };
+    const gets = (prefix: string) => proxy.requests.filter((q) => q.startsWith(`GET /models/${prefix}/`)).length;
+    // mid (3 MiB) and model (a few bytes) fit under 4 MiB; mid and big (24 MiB) do not.
+    const bound = ['--cache_dir', cache, '--cache_max_bytes', '4Mi'];
+    for (const m of ['mid', 'model']) {
+      const r = await runSi([...bound, `s3://models/${m}`, dest()], e);
+      expect(r.code, r.out).toBe(0);
+    }
+    expect(readdirSync(cache).filter((n) => !n.startsWith('.'))).toHaveLength(2);
+    const stored = await runSi([...bound, 's3://models/big', dest()], e);
+    expect(stored.code, stored.out).toBe(0);
+    // big alone is over the bound and stays (its pod uses it); both others go, oldest first.
+    expect(stored.out).toMatch(/cache over 4\.0 MiB: evicted 2 least recently used entries/);
+    expect(readdirSync(cache).filter((n) => !n.startsWith('.'))).toHaveLength(1);
+    const midGets = gets('mid');
+    // Unbounded this time (the variable, no flag): mid is stored again and big stays.
+    const again = await runSi(['s3://models/mid', dest()], { ...e, STORAGE_CACHE_DIR: cache });
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).not.toContain('cache hit');
+    expect(gets('mid')).toBeGreaterThan(midGets);
+    const bigGets = gets('big');
+    const hit = await runSi([...bound, 's3://models/big', dest()], e);
+    expect(hit.out).toContain('cache hit for s3://models/big');
+    expect(gets('big')).toBe(bigGets);
   });
 });
