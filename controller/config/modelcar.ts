@@ -7,8 +7,9 @@
  * Differences from KServe, on purpose: `ociModelMode` `native` and `fetch` (an image volume,
  * a registry pull by the storage-initializer) are refused at start-up instead of being
  * accepted, since kserve-ts has only the modelcar path; the quantities are checked against
- * the Kubernetes quantity grammar here, where KServe parses them with `resource.ParseQuantity`.
+ * the Kubernetes quantity grammar here (cli/quantity.ts), where KServe parses them with `resource.ParseQuantity`.
  */
+import { parseQuantity } from '../../cli/quantity.js';
 import { boolField, ConfigError, stringField } from './section.js';
 
 export interface ModelcarConfig {
@@ -27,9 +28,6 @@ export const MODELCAR_DEFAULTS = Object.freeze({ cpu: '10m', memory: '15Mi' });
 const SUPPORTED_MODES: readonly string[] = ['modelcar'];
 const KSERVE_ONLY_MODES: readonly string[] = ['native', 'fetch'];
 
-/** A non-negative Kubernetes quantity: digits, optional fraction, then an SI, binary or exponent suffix. */
-const QUANTITY = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
-
 export function parseModelcarConfig(key: string, section: Record<string, unknown>): ModelcarConfig {
   const mode = stringField(key, section, 'ociModelMode', '');
   if (mode !== '' && !SUPPORTED_MODES.includes(mode)) {
@@ -47,7 +45,8 @@ export function parseModelcarConfig(key: string, section: Record<string, unknown
 
 export function quantityField(key: string, section: Record<string, unknown>, field: string, fallback: string): string {
   const value = stringField(key, section, field, fallback);
-  if (!QUANTITY.test(value)) throw new ConfigError(key, `'${field}' '${value}' is not a Kubernetes quantity (for example 10m, 15Mi)`);
+  const v = parseQuantity(value);
+  if (v === undefined || v < 0 || /^[+-]|\s/.test(value)) throw new ConfigError(key, `'${field}' '${value}' is not a Kubernetes quantity (for example 10m, 15Mi)`);
   return value;
 }
 

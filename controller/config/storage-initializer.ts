@@ -1,4 +1,5 @@
 /** `storageInitializer` key: the init container the pod webhook injects. */
+import { type ModelCacheConfig, parseModelCacheConfig } from './model-cache.js';
 import { type ModelcarConfig, parseModelcarConfig } from './modelcar.js';
 import { parseSection, stringField } from './section.js';
 
@@ -12,6 +13,8 @@ export interface StorageInitializerConfig {
   caBundleVolumeMountPath: string;
   /** How `oci://` URIs are served (the section's modelcar keys). */
   modelcar: ModelcarConfig;
+  /** The node-local model cache (the section's cache keys); undefined: none. */
+  modelCache: ModelCacheConfig | undefined;
 }
 
 const KEY = 'storageInitializer';
@@ -27,5 +30,6 @@ export function parseStorageInitializerConfig(raw: string | undefined): StorageI
     caBundleConfigMapName: stringField(KEY, s, 'caBundleConfigMapName', ''),
     caBundleVolumeMountPath: stringField(KEY, s, 'caBundleVolumeMountPath', '/etc/ssl/custom-certs'),
     modelcar: parseModelcarConfig(KEY, s),
+    modelCache: parseModelCacheConfig(KEY, s),
   };
 }

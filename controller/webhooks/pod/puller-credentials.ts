@@ -6,14 +6,20 @@
  * CreateSecretVolumeAndEnv on the agent container). Single-model pods are not touched.
  * Idempotent: variables are merged by name and volumes added once (pod-spec.ts).
  */
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { KSERVE_CONTAINER } from '../../constants.js';
 import { MODEL_CONFIG_FLAG } from '../../reconcile/multi-model/model-config-mount.js';
 import { injectServiceAccountCredentials } from '../credentials/service-account.js';
 import type { PodMutator } from './pod-mutation.js';
 
+/** The serving container of a multi-model pod: the one the controller gave `--model_config_file`. */
+export function pullerContainer(spec: V1PodSpec): V1Container | undefined {
+  return spec.containers.find((c) => c.name === KSERVE_CONTAINER && (c.args ?? []).some((a) => a === MODEL_CONFIG_FLAG || a.startsWith(`${MODEL_CONFIG_FLAG}=`)));
+}
+
 export const injectPullerCredentials: PodMutator = async (pod, ctx) => {
   const spec = pod.spec;
-  const server = spec?.containers.find((c) => c.name === KSERVE_CONTAINER && (c.args ?? []).some((a) => a === MODEL_CONFIG_FLAG || a.startsWith(`${MODEL_CONFIG_FLAG}=`)));
+  const server = spec === undefined ? undefined : pullerContainer(spec);
   if (spec === undefined || server === undefined) return;
   await injectServiceAccountCredentials({
     source: ctx.credentials,

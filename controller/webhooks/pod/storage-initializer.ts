@@ -11,7 +11,8 @@
  * - any other URI: init container `storage-initializer` runs `<uri> /mnt/models` into an
  *   emptyDir `kserve-provision-location`, mounted read-write there and read-only in the
  *   model container and the transformer (unless `storage.kserve.io/readonly: "false"`); it
- *   gets the storage credentials and the CA bundle.
+ *   gets the storage credentials and the CA bundle, and the node-local cache when the config
+ *   names one (model-cache.ts).
  *
  * The model container is `kserve-container`, else `worker-container`; the transformer is
  * `transformer-container` when present. A `STORAGE_URI` variable of the model container is
@@ -45,6 +46,7 @@ import { injectServiceAccountCredentials } from '../credentials/service-account.
 import { injectStorageSpecCredentials } from '../credentials/storage-spec.js';
 import { errors } from '../errors.js';
 import { injectCaBundle } from './ca-bundle.js';
+import { STORAGE_INITIALIZER_CACHE_FLAGS, mountModelCache } from './model-cache.js';
 import { isOciUri } from './modelcar.js';
 import type { PodMutationContext } from './pod-mutation.js';
 import { addVolume, addVolumeMount, findContainer, modelMount } from './pod-spec.js';
@@ -77,6 +79,8 @@ export async function injectStorageInitializer(pod: V1Pod, ctx: PodMutationConte
 
   const init = initContainer(ctx.config.storageInitializer, uri);
   (spec.initContainers ??= []).push(init);
+  const cache = ctx.config.storageInitializer.modelCache;
+  if (cache !== undefined) init.args = [...mountModelCache(spec, init, cache, STORAGE_INITIALIZER_CACHE_FLAGS), ...(init.args ?? [])];
   for (const c of servers) addVolumeMount(c, modelMount(PROVISION_VOLUME, MODEL_MOUNT_PATH, readOnly));
   addVolumeMount(init, modelMount(PROVISION_VOLUME, MODEL_MOUNT_PATH, false));
   addVolume(spec, { name: PROVISION_VOLUME, emptyDir: {} });
