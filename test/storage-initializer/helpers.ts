@@ -195,6 +195,8 @@ export interface ProxyOptions {
   corrupt?: { from: string; to: string };
   /** Forward only this many bytes of each response, then hold the rest for good: a download through it never finishes. */
   holdAfterBytes?: number;
+  /** The address to listen on (default 127.0.0.1), e.g. the node address pods reach the host by. */
+  host?: string;
 }
 
 export interface Proxy extends Running {
@@ -254,10 +256,11 @@ export async function startProxy(targetPort: number, opts: ProxyOptions = {}): P
     });
   };
   const server = opts.tls ? tls.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handle) : net.createServer(handle);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as net.AddressInfo).port;
   return Object.assign(state, {
-    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     stop: async () => {
       for (const s of sockets) s.destroy();

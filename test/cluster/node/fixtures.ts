@@ -21,8 +21,13 @@ export const S3_KEY = 'testing';
 export interface S3Server {
   /** host:port, as the s3-endpoint annotation takes it. */
   readonly endpoint: string;
+  /** Object GETs moto has logged for keys under `models/<prefix>/` (downloads, not listings). */
+  objectGets(prefix: string): number;
   stop(): Promise<void>;
 }
+
+/** A werkzeug access-log line of an object GET in the bucket: `"GET /models/<key> HTTP/1.1" 200`. */
+const OBJECT_GET = new RegExp(`"GET /${BUCKET}/([^ ?]+) HTTP/[\\d.]+" 20[06]`);
 
 /**
  * moto bound to the node address with the bucket `models`: iris/ and iris-v2/ (the iris
@@ -33,7 +38,17 @@ export async function startS3(): Promise<S3Server> {
   const [cmd, args] = tiedToParent(installServers().moto, ['-H', NODE_IP, '-p', String(port)]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4_000)));
+  let partial = '';
+  const gets: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => {
+    log = (log + d.toString()).slice(-4_000);
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = OBJECT_GET.exec(line);
+      if (m) gets.push(m[1]!);
+    }
+  });
   const url = `http://${NODE_IP}:${port}`;
   await waitFor(
     async () => {
@@ -53,6 +68,7 @@ export async function startS3(): Promise<S3Server> {
   s3.destroy();
   return {
     endpoint: `${NODE_IP}:${port}`,
+    objectGets: (prefix) => gets.filter((key) => key.startsWith(`${prefix}/`)).length,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const done = new Promise((r) => child.once('exit', r));

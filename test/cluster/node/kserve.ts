@@ -4,6 +4,7 @@
  * suite's own, and the kubectl and HTTP helpers the InferenceService suites share. Requests
  * go only to the node's Service range and loopback.
  */
+import { chmodSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -52,6 +53,8 @@ export interface KserveOnNode {
   readonly node: KubeNode;
   /** The suite's namespace, made by `useKserve` and deleted by `release`. */
   readonly namespace: string;
+  /** The host folder the charts configure as the node-local model cache (cacheHostPath). */
+  readonly modelCache: string;
   getJson<T = Obj>(args: readonly string[]): Promise<T>;
   apply(objects: readonly object[]): Promise<void>;
   waitIsvcReady(name: string, timeoutMs?: number): Promise<Obj>;
@@ -83,8 +86,13 @@ async function installed(node: KubeNode, release: string): Promise<boolean> {
 export async function useKserve(namespace: string): Promise<KserveOnNode> {
   const node = await useKubeNode();
   const ours = !(await installed(node, 'kserve-ts'));
+  // The node-local model cache (docs/multi-model.md) in the node's state folder, which
+  // `kube-node.sh down` removes; writable by the pods' user, as an operator would prepare it.
+  const modelCache = path.join(path.dirname(node.kubeconfigPath), 'model-cache');
+  mkdirSync(modelCache, { recursive: true });
+  chmodSync(modelCache, 0o1777);
   for (const [release, chart] of CHARTS) {
-    const sets = release === 'kserve-ts' ? SUITE_VALUES.flatMap((v) => ['--set', v]) : [];
+    const sets = release === 'kserve-ts' ? [...SUITE_VALUES, `config.storageInitializer.cacheHostPath=${modelCache}`].flatMap((v) => ['--set', v]) : [];
     const r = await node.helmRun(['upgrade', '--install', release, path.join(ROOT, chart), '-n', KSERVE_NS, '--create-namespace', '--wait', '--timeout', '180s', ...sets], 240_000);
     if (r.code !== 0) throw new Error(`helm upgrade --install ${release}: ${r.stderr}`);
   }
@@ -102,6 +110,7 @@ export async function useKserve(namespace: string): Promise<KserveOnNode> {
   return {
     node,
     namespace,
+    modelCache,
     getJson,
     async apply(objects) {
       await node.kubectlOk(['apply', '-f', '-'], { input: manifest(objects) });
