@@ -26,8 +26,8 @@ export interface S3Server {
   stop(): Promise<void>;
 }
 
-/** A werkzeug access-log line of an object GET in the bucket: `"GET /models/<key> HTTP/1.1" 200`. */
-const OBJECT_GET = new RegExp(`"GET /${BUCKET}/([^ ?]+) HTTP/[\\d.]+" 20[06]`);
+/** A werkzeug access-log line of an object GET in the bucket: `"GET /models/<key>?x-id=GetObject HTTP/1.1" 200` (the SDK adds the query). */
+const OBJECT_GET = new RegExp(`"GET /${BUCKET}/([^ ?]+)(?:\\?[^ ]*)? HTTP/[\\d.]+" 20[06]`);
 
 /**
  * moto bound to the node address with the bucket `models`: iris/ and iris-v2/ (the iris

@@ -121,9 +121,9 @@ describe('TrainedModels on a real node', () => {
       expect(v2.status, v2.body).toBe(200);
       expect(JSON.parse(v2.body)).toMatchObject({ model_name: m, outputs: expectedV2.outputs });
     }
-    // The TrainedModel's URL names the model on the InferenceService, as KServe's does.
+    // The TrainedModel's URL is the model's V1 predict URL on the InferenceService, as KServe's.
     const tm = await k.getJson(['get', 'trainedmodel', 'iris-a', '-n', NS]);
-    expect((tm.status as { url: string }).url).toMatch(/\/v1\/models\/iris-a$/);
+    expect((tm.status as { url: string }).url).toBe(`http://mms-${NS}.example.com/v1/models/iris-a:predict`);
 
     await k.node.kubectlOk(['delete', 'trainedmodel', 'iris-b', '-n', NS, '--wait=true', '--timeout=60s']);
     await waitModel(base, 'iris-b', 404);
