@@ -74,6 +74,67 @@ describe("Triton's JSON model configuration", () => {
     expect(fromJson).toEqual(parseModelConfig(pbtxt));
   });
 
+  it("reads the document Triton's own server answers, every field it fills included", () => {
+    const triton = {
+      name: 'm',
+      platform: 'onnxruntime_onnx',
+      backend: 'onnxruntime',
+      runtime: '',
+      version_policy: { latest: { num_versions: 1 } },
+      max_batch_size: 8,
+      input: [{ name: 'INPUT0', data_type: 'TYPE_FP32', format: 'FORMAT_NONE', dims: [16], is_shape_tensor: false, allow_ragged_batch: false, optional: false }],
+      output: [{ name: 'OUTPUT0', data_type: 'TYPE_FP32', dims: [16], label_filename: '', is_shape_tensor: false }],
+      batch_input: [],
+      batch_output: [],
+      optimization: {
+        priority: 'PRIORITY_DEFAULT',
+        input_pinned_memory: { enable: true },
+        output_pinned_memory: { enable: true },
+        gather_kernel_buffer_threshold: 0,
+        eager_batching: false,
+      },
+      dynamic_batching: {
+        preferred_batch_size: [4, 8],
+        max_queue_delay_microseconds: 100,
+        preserve_ordering: false,
+        priority_levels: 0,
+        default_priority_level: 0,
+        priority_queue_policy: {},
+      },
+      instance_group: [{ name: 'm_0', kind: 'KIND_CPU', count: 2, gpus: [], secondary_devices: [], profile: [], passive: false, host_policy: '' }],
+      default_model_filename: 'model.onnx',
+      cc_model_filenames: {},
+      metric_tags: {},
+      parameters: {},
+      model_warmup: [],
+    };
+    const config = parseModelConfigJson(JSON.stringify(triton));
+    expect(config).toMatchObject({
+      maxBatchSize: 8,
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [16] }],
+      outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [16] }],
+      dynamicBatching: { preferredBatchSizes: [4, 8], maxQueueDelayMicroseconds: 100 },
+      instanceGroups: [{ name: 'm_0', count: 2, kind: 'cpu', gpus: [] }],
+      versionPolicy: { kind: 'latest', numVersions: 1 },
+      warmup: [],
+    });
+    expect([...config.ignoredFields].sort()).toEqual(
+      [
+        'runtime',
+        'batch_input',
+        'batch_output',
+        'optimization',
+        'default_model_filename',
+        'cc_model_filenames',
+        'metric_tags',
+        'instance_group.secondary_devices',
+        'instance_group.profile',
+        'instance_group.passive',
+        'instance_group.host_policy',
+      ].sort(),
+    );
+  });
+
   it('reports the fields it will ignore, as for config.pbtxt', () => {
     expect(parseModelConfigJson('{"optimization": {"priority": "PRIORITY_MAX"}, "sequence_batching": {}}').ignoredFields).toEqual(['optimization', 'sequence_batching']);
   });

@@ -2,13 +2,19 @@
  * Triton's `load_model(name, config=...)`: a load request whose `config` parameter (Triton's
  * JSON model configuration) replaces config.pbtxt for that load, over REST and gRPC on a real
  * server. The effective configuration then reports the override; a bad override is refused
- * (400 / INVALID_ARGUMENT) and the model keeps serving as it was; a later load without one
- * reads the folder's config.pbtxt again.
+ * (400 / INVALID_ARGUMENT) and the model keeps serving as it was; a later load without one,
+ * or a poll that finds the folder changed, reads the folder's config.pbtxt again.
  */
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { grpcError } from '../../test/grpc/client.js';
 import { useGrpcFixture } from '../../test/helpers/grpc-fixture.js';
 import { expectError, get, json, post } from '../../test/helpers/http.js';
+import { fixture } from '../../test/helpers/server.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 
 const FOLDER_CONFIG = 'max_batch_size: 0\ninstance_group [ { count: 1 kind: KIND_CPU } ]';
 
@@ -131,5 +137,31 @@ describe('load with a config override', () => {
     expect(e.details).toMatch(message);
     expect((await config()).max_batch_size).toBe(4);
     expect(await infer()).toEqual([3, 4]);
+  });
+});
+
+describe('a config override under repository polling', () => {
+  const f = useGrpcFixture({ m: { versions: { '1': 'identity_fp32' }, config: FOLDER_CONFIG } }, ['--repository_poll_secs', '1']);
+  const config = async () => json(await get(`${f.server.url}/v2/models/m/config`)) as { max_batch_size: number };
+
+  it('lasts while the folder is unchanged; a poll that finds it changed reloads from config.pbtxt', async () => {
+    const r = await post(`${f.server.url}/v2/repository/models/m/load`, { parameters: { config: JSON.stringify({ max_batch_size: 2 }) } });
+    expect(r.status, r.text).toBe(200);
+    // Two polls or more pass over the unchanged folder: the override stays.
+    await sleep(2500);
+    expect((await config()).max_batch_size).toBe(2);
+    // A version folder moved in whole, as an operator should (docs/model-repository.md).
+    const staged = mkdtempSync(path.join(tmpdir(), 'kserve-ts-override-poll-'));
+    try {
+      mkdirSync(path.join(staged, '2'));
+      cpSync(fixture('scale2_fp32'), path.join(staged, '2', 'model.onnx'));
+      renameSync(path.join(staged, '2'), path.join(f.dir, 'm', '2'));
+    } finally {
+      rmSync(staged, { recursive: true, force: true });
+    }
+    const versions = async () => (json(await get(`${f.server.url}/v2/models/m`)) as { versions: string[] }).versions;
+    await waitFor(versions, { until: (v) => v.length === 2, description: 'version 2 to load' });
+    // Version 1 too: its files did not change, but the config it ran with did.
+    for (const v of ['1', '2']) expect((json(await get(`${f.server.url}/v2/models/m/versions/${v}/config`)) as { max_batch_size: number }).max_batch_size, v).toBe(0);
   });
 });
