@@ -1,4 +1,4 @@
-/** Model repository extension: KServe's load/unload plus Triton's index. */
+/** Model repository extension: KServe's load/unload plus Triton's index and load config override. */
 import type { FastifyInstance } from 'fastify';
 import { decodeRestLoadRequest } from '../../protocols/v2/repository-load.js';
 import { bodyBytes } from './body-parsers.js';
