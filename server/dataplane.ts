@@ -7,10 +7,12 @@
 import { errors } from '../protocols/errors.js';
 import type { ModelMetadata, ModelView } from '../protocols/tensor.js';
 import type { ModelConfigDocument, ModelStatisticsDocument } from '../protocols/triton-documents.js';
+import type { LoadParameters } from '../protocols/v2/repository-load.js';
 import type { Decoded, WireMessage } from './pipeline/codec.js';
 import { viewOf } from './pipeline/model-view.js';
 import { type Answer, type Call, Pipeline, type PipelineOptions, type StreamAnswer, type StreamCall } from './pipeline/pipeline.js';
 import { effectiveConfig } from './repository/effective-config.js';
+import { loadOverride } from './repository/load-override.js';
 import type { ModelRepository, ModelState } from './repository/model-repository.js';
 
 export interface ServerInfo {
@@ -148,8 +150,9 @@ export class DataPlane {
     });
   }
 
-  load(name: string): Promise<void> {
-    return this.#repository.load(name);
+  /** Loads or reloads a model; `parameters` may carry a config override (load-override.ts), refused with InvalidInput before anything loads. */
+  async load(name: string, parameters?: LoadParameters): Promise<void> {
+    return this.#repository.load(name, loadOverride(name, parameters));
   }
 
   unload(name: string): Promise<void> {

@@ -57,7 +57,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
     fp64_contents: 7,
     bytes_contents: 8,
   },
-  RepositoryModelLoadRequest: { model_name: 1, triton_model_name: 2 },
+  // Field 3 is Triton's load parameters (its config override).
+  RepositoryModelLoadRequest: { model_name: 1, triton_model_name: 2, parameters: 3 },
+  ModelRepositoryParameter: { bool_param: 1, int64_param: 2, string_param: 3, bytes_param: 4 },
   RepositoryModelLoadResponse: { model_name: 1, isLoaded: 2 },
   RepositoryModelUnloadRequest: { model_name: 1, triton_model_name: 2 },
   RepositoryModelUnloadResponse: { model_name: 1, isUnloaded: 2 },

@@ -11,6 +11,7 @@
 import { Metadata, type ServerUnaryCall, type UntypedServiceImplementation, type handleUnaryCall } from '@grpc/grpc-js';
 import { errors, toKServeError } from '../../protocols/errors.js';
 import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadataResponseMessage } from '../../protocols/grpc/messages.js';
+import { type ModelRepositoryParameterMessage, decodeGrpcLoadParameters } from '../../protocols/grpc/repository-load.js';
 import type { GrpcContext } from './context.js';
 import { toGrpcStatus } from './status.js';
 import { isUndecodable, undecodableReason } from './undecodable.js';
@@ -26,6 +27,10 @@ interface RepositoryRef {
   model_name?: string;
   /** Field 2: where Triton's clients put the model name. */
   triton_model_name?: string;
+}
+interface RepositoryLoadRef extends RepositoryRef {
+  /** Field 3: Triton's load parameters (its config override). */
+  parameters?: Record<string, ModelRepositoryParameterMessage>;
 }
 
 const versionOf = (v: string | undefined): string | undefined => (v ? v : undefined);
@@ -138,9 +143,9 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
       };
     }),
     ModelInfer: unary('ModelInfer', modelInfer),
-    RepositoryModelLoad: unary('RepositoryModelLoad', async (r: RepositoryRef) => {
+    RepositoryModelLoad: unary('RepositoryModelLoad', async (r: RepositoryLoadRef) => {
       const name = requireModelName(r.triton_model_name || r.model_name);
-      await dataplane.load(name);
+      await dataplane.load(name, decodeGrpcLoadParameters(r.parameters));
       return { model_name: name, isLoaded: true };
     }),
     RepositoryModelUnload: unary('RepositoryModelUnload', async (r: RepositoryRef) => {

@@ -190,7 +190,8 @@ describe('server reflection', () => {
     const entry = request?.nestedType?.find((n) => n.options?.mapEntry === true);
     expect(entry?.name).toBe('ParametersEntry');
     expect(request?.field?.find((f) => f.name === 'parameters')?.typeName).toBe('ParametersEntry');
-    // Every map in every message, nested ones included (ModelConfig.parameters among them).
+    // Every map in every message, nested ones included (ModelConfig.parameters and
+    // RepositoryModelLoadRequest.parameters among them).
     const entries: string[] = [];
     const walk = (m: IDescriptorProto) => {
       for (const n of m.nestedType ?? []) {
@@ -199,7 +200,7 @@ describe('server reflection', () => {
       }
     };
     for (const m of inference?.messageType ?? []) walk(m);
-    expect(entries.length).toBe(6);
+    expect(entries.length).toBe(7);
     expect(entries.every((n) => n === 'ParametersEntry')).toBe(true);
   });
 });

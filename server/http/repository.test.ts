@@ -123,10 +123,16 @@ describe('load and unload at runtime', () => {
     expectError(await load('..'), 404);
   });
 
-  it('load ignores any request body', async () => {
-    const r = await post(`${t.url}/v2/repository/models/late/load`, { parameters: { config: 'x' } });
+  it("load reads only the body's parameters: without them it is a plain load; a config override that is not JSON is refused", async () => {
+    const r = await post(`${t.url}/v2/repository/models/late/load`, { id: 'not read' });
     expect(r.status).toBe(200);
     expect(r.text).toBe('{"name":"late","load":true}');
+    // The override itself: server/repository/load-override.test.ts.
+    expectError(
+      await post(`${t.url}/v2/repository/models/late/load`, { parameters: { config: 'x' } }),
+      400,
+      /^The config override for model late is invalid: config is not JSON: /,
+    );
   });
 
   it('loading a loaded model reloads it from disk', async () => {

@@ -15,6 +15,17 @@ import { tagInference } from './request-metrics.js';
 
 type NameParams = { Params: { name: string } };
 type TargetParams = { Params: { target: string } };
+type VersionTargetParams = { Params: { name: string; target: string } };
+
+/**
+ * TF Serving's versioned predict routes, `/v1/models/{m}/versions/{v}:verb` and
+ * `/v1/models/{m}/labels/{l}:verb`, each with the check that keeps its kind apart: a version
+ * is a number and a label never is (the repository resolves both, version-config.ts).
+ */
+const VERSION_SELECTORS: ReadonlyArray<{ segment: string; what: string; refuse: (selector: string) => string | undefined }> = [
+  { segment: 'versions', what: 'version', refuse: (v) => (/^\d+$/.test(v) ? undefined : `Version '${v}' is not a number; a version label goes in /labels/${v}`) },
+  { segment: 'labels', what: 'label', refuse: (l) => (/^\d+$/.test(l) ? `Label '${l}' is a number; a version number goes in /versions/${l}` : undefined) },
+];
 
 /** Splits the `name:verb` path segment of V1 predict and explain routes. */
 function splitTarget(target: string): { name: string; verb: string } {
@@ -27,10 +38,10 @@ export function v1Routes(ctx: HttpContext) {
   const predictCodec = v1PredictCodec(ctx.limits?.decode);
   const explainCodec = v1ExplainCodec(ctx.limits?.decode);
 
-  async function run<D extends Decoded, R>(req: FastifyRequest, reply: FastifyReply, name: string, verb: Verb<R>, codec: Codec<Buffer, D, R, RestMessage>) {
+  async function run<D extends Decoded, R>(req: FastifyRequest, reply: FastifyReply, name: string, verb: Verb<R>, codec: Codec<Buffer, D, R, RestMessage>, version?: string) {
     const answer = await dataplane.run({
       name,
-      version: undefined,
+      version,
       transport: 'rest',
       verb,
       codec,
@@ -83,5 +94,30 @@ export function v1Routes(ctx: HttpContext) {
       if (verb === 'explain') return run(req, reply, name, explainVerb, explainCodec);
       throw errors.routeNotFound(req.method, req.url);
     });
+
+    const onVersionRequest = tagInference('v1', (req) => {
+      const { name, target } = req.params as VersionTargetParams['Params'];
+      const { verb } = splitTarget(target);
+      return verb === 'predict' || verb === 'explain' ? name : undefined;
+    });
+    for (const { segment, what, refuse } of VERSION_SELECTORS) {
+      const selectorParameter = { name: what, in: 'path', required: true, schema: { type: 'string' } };
+      const parameters = [nameParameter, selectorParameter];
+      const versionDocs = {
+        responses: {},
+        as: {
+          [`/v1/models/{name}/${segment}/{${what}}:predict`]: { summary: `Predict on a model ${what} (V1, TF Serving)`, parameters, docs: docs.predictV1 },
+          [`/v1/models/{name}/${segment}/{${what}}:explain`]: { summary: `Explain on a model ${what} (V1)`, parameters, docs: docs.explainV1 },
+        },
+      };
+      app.post<VersionTargetParams>(`/v1/models/:name/${segment}/:target`, { onRequest: onVersionRequest, config: { docs: versionDocs } }, async (req, reply) => {
+        const { verb, name: selector } = splitTarget(req.params.target);
+        if (verb !== 'predict' && verb !== 'explain') throw errors.routeNotFound(req.method, req.url);
+        const refused = refuse(selector);
+        if (refused !== undefined) throw errors.invalidInput(refused);
+        const { name } = req.params;
+        return verb === 'predict' ? run(req, reply, name, inferVerb, predictCodec, selector) : run(req, reply, name, explainVerb, explainCodec, selector);
+      });
+    }
   };
 }

@@ -50,7 +50,15 @@ function tensors(msg: PbMessage, key: 'input' | 'output'): TensorSpec[] | undefi
 }
 
 export function parseModelConfig(text: string): ModelConfig {
-  const msg = parsePbtxt(text);
+  return modelConfigOf(parsePbtxt(text));
+}
+
+/**
+ * Reads a model configuration already parsed into protobuf's message form: config.pbtxt's
+ * text (parseModelConfig) or Triton's JSON form of a load request's override (config-json.ts),
+ * so both meet the same checks.
+ */
+export function modelConfigOf(msg: PbMessage): ModelConfig {
   const dynamic = one(msg, 'dynamic_batching');
   const dynamicBatching =
     dynamic === undefined

@@ -3,8 +3,10 @@
  * Triton does: each group gives `count` instances, and a KIND_GPU group with `gpus` gives
  * `count` on each listed device. A backend that cannot honour the groups (Backend.instanceGroups)
  * refuses them here, at load, naming the field: a Triton user asking for parallel instances
- * would otherwise get one and a throughput they did not configure.
+ * would otherwise get one and a throughput they did not configure. Refusals are InvalidInput,
+ * as backend-parameters.ts's.
  */
+import { errors } from '../../protocols/errors.js';
 import type { Backend, InstanceSpec } from '../backend/backend.js';
 import type { InstanceGroupConfig } from '../backend/model-config.js';
 
@@ -18,10 +20,10 @@ export function instancePlan(backend: Backend, groups: readonly InstanceGroupCon
   }
   const honours = backend.instanceGroups;
   if (placed.length > 1 && honours?.multiple !== true) {
-    throw new Error(`config.pbtxt: instance_group asks for ${placed.length} instances, but the ${backend.name} backend runs one instance per version; set count: 1`);
+    throw errors.invalidInput(`config.pbtxt: instance_group asks for ${placed.length} instances, but the ${backend.name} backend runs one instance per version; set count: 1`);
   }
   if (placed.some((p) => p.kind === 'gpu') && honours?.gpu !== true) {
-    throw new Error(`config.pbtxt: instance_group kind KIND_GPU is not supported by the ${backend.name} backend; use KIND_CPU or KIND_AUTO`);
+    throw errors.invalidInput(`config.pbtxt: instance_group kind KIND_GPU is not supported by the ${backend.name} backend; use KIND_CPU or KIND_AUTO`);
   }
   return placed.map((p, index) => ({ ...p, index, count: placed.length }));
 }

@@ -29,6 +29,7 @@ import { refuseInterruptedDownload } from './download-marker.js';
 import type { ModelConfig } from '../backend/model-config.js';
 import { parseModelConfig } from './config-pbtxt.js';
 import { VersionStatistics } from '../statistics/version-statistics.js';
+import type { LoadOverride } from './load-override.js';
 import { type ModelFingerprint, modelFingerprint } from './model-fingerprint.js';
 import { type ModelSource, discoverVersions } from './model-source.js';
 import { selectVersions } from './version-policy.js';
@@ -119,15 +120,17 @@ export interface RepositoryOptions {
 const UNVERSIONED = '';
 const NO_PARAMETERS: ReadonlyMap<string, string> = new Map();
 
-function checkConfigAgainstModel(name: string, kind: string, declared: readonly TensorSpec[] | undefined, actual: readonly TensorSpec[]): void {
+/** `source` names where the configuration came from: config.pbtxt, or a load request's override. */
+function checkConfigAgainstModel(name: string, kind: string, declared: readonly TensorSpec[] | undefined, actual: readonly TensorSpec[], source: string): void {
   if (declared === undefined) return;
   for (const d of declared) {
     const a = actual.find((x) => x.name === d.name);
+    // InvalidInput: the configuration does not fit the model (a load request's override is refused with it).
     if (a === undefined) {
-      throw new Error(`config.pbtxt declares ${kind} '${d.name}' but model ${name} has ${kind}s [${actual.map((x) => x.name).join(', ')}]`);
+      throw errors.invalidInput(`${source} declares ${kind} '${d.name}' but model ${name} has ${kind}s [${actual.map((x) => x.name).join(', ')}]`);
     }
     if (a.datatype !== d.datatype) {
-      throw new Error(`config.pbtxt declares ${kind} '${d.name}' as ${d.datatype} but model ${name} has ${a.datatype}`);
+      throw errors.invalidInput(`${source} declares ${kind} '${d.name}' as ${d.datatype} but model ${name} has ${a.datatype}`);
     }
   }
 }
@@ -298,14 +301,22 @@ export class ModelRepository {
   /**
    * Loads (or reloads) a model from the source. Resolves when it is READY; rejects with
    * ModelNotFound when the source has no such model, ModelNotReady with the cause otherwise.
+   * With `override` (a load request's config, load-override.ts) the load reads it in place of
+   * config.pbtxt; a failure it causes (the model's tensors are not those it declares, its
+   * backend finds no model file) rejects with InvalidInput. A failed reload, whatever the
+   * cause, keeps the serving generation. The override lasts until the model's next load: a
+   * load request without one, or a poll that finds the folder changed, reads config.pbtxt.
    */
-  load(name: string): Promise<void> {
+  load(name: string, override?: LoadOverride): Promise<void> {
+    if (override !== undefined && this.#opts.provided?.has(name) === true) {
+      return Promise.reject(errors.invalidInput(`Model ${name} is provided by code (SDK or --model_module) and has no configuration to override.`));
+    }
     this.#unloadedByRequest.delete(name);
-    return this.#load(name);
+    return this.#load(name, override);
   }
 
-  #load(name: string): Promise<void> {
-    if (this.#entries.has(name) || this.#opts.provided?.has(name) === true) return this.#loadEntry(name);
+  #load(name: string, override?: LoadOverride): Promise<void> {
+    if (this.#entries.has(name) || this.#opts.provided?.has(name) === true) return this.#loadEntry(name, false, override);
     // A name the repository does not hold yet comes from a request: ask the source before it
     // gets an entry. An entry for a name the source lacks would, until the source answered,
     // make the name known (a metric series for good, 503 instead of 404 for its requests).
@@ -316,12 +327,12 @@ export class ModelRepository {
     }
     return locating.then((dir) => {
       if (dir === undefined && !this.#entries.has(name)) throw errors.modelNotFound(name);
-      return this.#loadEntry(name);
+      return this.#loadEntry(name, false, override);
     });
   }
 
   /** `reuse`: keep the instances of versions whose files did not change (polling); a load request reloads every version. */
-  #loadEntry(name: string, reuse = false): Promise<void> {
+  #loadEntry(name: string, reuse = false, override?: LoadOverride): Promise<void> {
     let e = this.#entries.get(name);
     if (e === undefined) {
       e = { name, state: 'LOADING', reason: undefined, generation: undefined, op: Promise.resolve(), attempted: undefined };
@@ -331,12 +342,12 @@ export class ModelRepository {
     // An unload queued before this load deletes the entry when it finishes: loading into
     // the detached entry would answer 200 for a model nobody can reach and leak its
     // sessions and workers for good. Start over on the entry the map holds by then.
-    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry, reuse) : this.#load(name)));
+    const run = entry.op.then(() => (this.#entries.get(name) === entry ? this.#doLoad(entry, reuse, override) : this.#load(name, override)));
     entry.op = run.catch(() => undefined);
     return run;
   }
 
-  async #doLoad(e: Entry, reuse: boolean): Promise<void> {
+  async #doLoad(e: Entry, reuse: boolean, override: LoadOverride | undefined): Promise<void> {
     const { source, backends, logger } = this.#opts;
     const started = performance.now();
     const provided = this.#opts.provided?.get(e.name);
@@ -353,12 +364,15 @@ export class ModelRepository {
     try {
       await refuseInterruptedDownload(source.root === undefined ? [dir] : [source.root, dir]);
       // Read before the files are loaded: a change made while loading shows at the next poll.
-      const fingerprint = await modelFingerprint(dir);
-      e.attempted = fingerprint.key;
-      if (reuse && previous?.fingerprint?.key === fingerprint.key) return;
-      const config = fingerprint.configText === undefined ? undefined : parseModelConfig(fingerprint.configText);
+      const read = await modelFingerprint(dir);
+      e.attempted = read.key;
+      if (reuse && previous?.fingerprint?.key === read.key) return;
+      // An override stands in for config.pbtxt in the fingerprint too: the next poll that
+      // finds the folder changed then reloads every version with the folder's own config.
+      const fingerprint = override === undefined ? read : { ...read, configText: `override:${override.text}` };
+      const config = override?.config ?? (read.configText === undefined ? undefined : parseModelConfig(read.configText));
       if (config?.ignoredFields.length) {
-        logger.warn({ model: e.name, fields: config.ignoredFields }, 'config.pbtxt fields not supported; ignored');
+        logger.warn({ model: e.name, fields: config.ignoredFields, override: override !== undefined }, 'model configuration fields not supported; ignored');
       }
       const context = { threads: this.#opts.threads, logger };
       const { selected, missing } = selectVersions(await discoverVersions(dir), config?.versionPolicy);
@@ -386,14 +400,15 @@ export class ModelRepository {
           config,
           statistics,
         });
-        checkConfigAgainstModel(e.name, 'input', config?.inputs, instance.inputs);
-        checkConfigAgainstModel(e.name, 'output', config?.outputs, instance.outputs);
+        const source = override === undefined ? 'config.pbtxt' : 'the config override';
+        checkConfigAgainstModel(e.name, 'input', config?.inputs, instance.inputs, source);
+        checkConfigAgainstModel(e.name, 'output', config?.outputs, instance.outputs, source);
       }
       this.#serve(e, loaded, fresh, previous, started, fingerprint);
     } catch (err) {
       // Kept versions still belong to the serving generation.
       await Promise.allSettled(fresh.map((i) => i.unload()));
-      throw this.#loadFailed(e, previous, err);
+      throw this.#loadFailed(e, previous, err, override !== undefined);
     }
   }
 
@@ -430,15 +445,18 @@ export class ModelRepository {
 
   /**
    * Records a failed load (a model that was not serving becomes FAILED with the cause; a
-   * failed reload keeps the serving generation) and returns the error to throw.
+   * failed reload keeps the serving generation) and returns the error to throw: the cause
+   * itself when it is the request's configuration override that does not fit the model
+   * (InvalidInput), ModelNotReady with the cause otherwise.
    */
-  #loadFailed(e: Entry, previous: Generation | undefined, err: unknown): KServeError {
+  #loadFailed(e: Entry, previous: Generation | undefined, err: unknown, overridden = false): KServeError {
     const reason = err instanceof KServeError ? err.message : `Failed to load: ${(err as Error).message}`;
     this.#opts.logger.error({ model: e.name, err: reason }, 'model load failed');
     if (previous === undefined) {
       e.state = 'FAILED';
       e.reason = reason;
     }
+    if (overridden && err instanceof KServeError && err.kind === 'InvalidInput') return errors.invalidInput(`Model ${e.name} was not loaded with the config override: ${reason}`);
     return errors.modelNotReady(e.name, reason);
   }
 

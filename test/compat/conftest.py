@@ -93,6 +93,16 @@ def ours_extensions(work_dir: Path, request) -> ServerProcess:
     return _serve(lambda: harness.kserve_ts(repo, work_dir, name="kserve-ts-extensions"), OURS_START_TIMEOUT_S, request)
 
 
+@pytest.fixture(scope="session")
+def ours_load_override(work_dir: Path, request) -> ServerProcess:
+    """kserve-ts on its own harness.make_extensions_repository(), for load_model with a config
+    override (the anchor's load takes no parameters): an override reloads the model, which
+    would start ours_extensions' statistics over."""
+    repo = harness.make_extensions_repository()
+    request.addfinalizer(lambda: shutil.rmtree(repo, ignore_errors=True))
+    return _serve(lambda: harness.kserve_ts(repo, work_dir, name="kserve-ts-load-override"), OURS_START_TIMEOUT_S, request)
+
+
 @pytest.fixture(params=["anchor", "ours"])
 def target(request) -> ServerProcess:
     """Runs a test once against each server: the ported anchor tests check that what they

@@ -1,6 +1,6 @@
 """Triton's Python gRPC client (`tritonclient.grpc`) against both servers, and (kserve-ts
-only: the anchor has neither) Triton's ModelConfig and ModelStatistics RPCs, decoded by
-tritonclient's own protobuf messages.
+only: the anchor has none of them) Triton's ModelConfig and ModelStatistics RPCs, decoded by
+tritonclient's own protobuf messages, and RepositoryModelLoad with a config override.
 
 Runs in its own pytest process (run.sh): tritonclient.grpc and kserve register the same
 protobuf package (`inference`) from different .proto files, and protobuf refuses the second
@@ -9,6 +9,7 @@ registration in one process.
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -260,3 +261,45 @@ def test_inference_statistics(ours_extensions):
         with pytest.raises(InferenceServerException) as e:
             client.get_inference_statistics("no_such_model")
         assert e.value.status() == "StatusCode.NOT_FOUND"
+
+
+def test_load_model_with_config_override(ours_load_override):
+    # Ours only: the anchor's load takes no parameters.
+    with grpcclient.InferenceServerClient(url=ours_load_override.grpc_target) as client:
+        assert client.get_model_config("versioned", as_json=True)["config"].get("max_batch_size", 0) == 0
+        override = {"max_batch_size": 2, "instance_group": [{"kind": "KIND_CPU", "count": 3}],
+                    "version_policy": {"specific": {"versions": ["1"]}}}
+        client.load_model("versioned", config=json.dumps(override))
+        config = client.get_model_config("versioned").config
+        assert config.max_batch_size == 2
+        assert [g.count for g in config.instance_group] == [3]
+        assert config.version_policy.WhichOneof("policy_choice") == "specific"
+        assert client.get_model_metadata("versioned").versions == ["1"]
+
+        x = np.array([[1.0, 2.5]], dtype=np.float32)
+        infer_input = grpcclient.InferInput("INPUT0", [1, 2], "FP32")
+        infer_input.set_data_from_numpy(x)
+
+        def answers_as_version_1():
+            np.testing.assert_array_equal(client.infer("versioned", [infer_input]).as_numpy("OUTPUT0"), x)
+
+        answers_as_version_1()
+
+        # A bad override, or one with model files, is refused; the model keeps serving as it was.
+        refusals = [
+            ({"config": json.dumps({"instance_group": [{"count": 0}]})}, "instance_group 'count' must be >= 1"),
+            ({"config": json.dumps({"backend": "nope"})}, "unknown backend 'nope'"),
+            ({"config": json.dumps(override), "files": {"file:1/model.onnx": b"not a model"}}, "carry model files"),
+        ]
+        for kwargs, reason in refusals:
+            with pytest.raises(InferenceServerException) as e:
+                client.load_model("versioned", **kwargs)
+            assert e.value.status() == "StatusCode.INVALID_ARGUMENT", kwargs
+            assert reason in e.value.message(), e.value.message()
+            assert client.get_model_config("versioned").config.max_batch_size == 2
+            answers_as_version_1()
+
+        # Without an override the next load reads the folder again: both versions, no batching.
+        client.load_model("versioned")
+        assert client.get_model_metadata("versioned").versions == ["1", "2"]
+        assert client.get_model_config("versioned").config.max_batch_size == 0

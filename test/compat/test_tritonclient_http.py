@@ -1,10 +1,12 @@
 """Triton's Python HTTP client (`tritonclient.http`) against both servers: server and model
 metadata, readiness, inference with binary_data on and off for every datatype the identity
 models expose, requested outputs, BYTES as numpy object arrays, repository load/unload,
-errors raised as `InferenceServerException`, and (kserve-ts only: the anchor has neither)
-Triton's model configuration and statistics extensions."""
+errors raised as `InferenceServerException`, and (kserve-ts only: the anchor has none of them)
+Triton's model configuration and statistics extensions and load_model with a config override."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -260,3 +262,50 @@ def test_inference_statistics(ours_extensions):
         with pytest.raises(InferenceServerException) as e:
             client.get_inference_statistics("no_such_model")
         assert e.value.status() == "404"
+
+
+def _add_sub(client, rows):
+    result = client.infer("batched", [_fp32("INPUT0", rows, 16), _fp32("INPUT1", rows, 16)])
+    x = np.arange(rows * 16, dtype=np.float32).reshape(rows, 16)
+    np.testing.assert_array_equal(result.as_numpy("OUTPUT0"), x + x)
+
+
+def test_load_model_with_config_override(ours_load_override):
+    # Ours only: the anchor's load takes no parameters.
+    with httpclient.InferenceServerClient(url=f"127.0.0.1:{ours_load_override.http_port}") as client:
+        # Triton's round trip: the configuration the server reports, changed, loaded back.
+        override = client.get_model_config("batched")
+        assert (override["max_batch_size"], override["instance_group"][0]["count"]) == (8, 1)
+        override.update(max_batch_size=4, instance_group=[{"kind": "KIND_CPU", "count": 2}],
+                        dynamic_batching={"preferred_batch_size": [2, 4], "max_queue_delay_microseconds": 100})
+        client.load_model("batched", config=json.dumps(override))
+        config = client.get_model_config("batched")
+        assert config["max_batch_size"] == 4
+        assert [(g["kind"], g["count"]) for g in config["instance_group"]] == [("KIND_CPU", 2)]
+        assert config["dynamic_batching"]["preferred_batch_size"] == [2, 4]
+        _add_sub(client, 4)
+        with pytest.raises(InferenceServerException) as e:
+            _add_sub(client, 5)
+        assert e.value.status() == "400"
+        assert "max_batch_size 4" in e.value.message()
+
+        # A bad override is refused; the model keeps serving with the configuration it has.
+        bad = {
+            "max_batch_size: 4": "config is not JSON",
+            json.dumps({"max_batch_size": -1}): "max_batch_size must be >= 0",
+            json.dumps({"input": [{"name": "NOPE", "data_type": "TYPE_FP32", "dims": [16]}]}):
+                "the config override declares input 'NOPE' but model batched has inputs [INPUT0, INPUT1]",
+        }
+        for text, reason in bad.items():
+            with pytest.raises(InferenceServerException) as e:
+                client.load_model("batched", config=text)
+            assert e.value.status() == "400", text
+            assert reason in e.value.message(), e.value.message()
+            assert client.get_model_config("batched")["max_batch_size"] == 4
+            assert client.is_model_ready("batched")
+            _add_sub(client, 2)
+
+        # The override lasts until the next load: without one, config.pbtxt applies again.
+        client.load_model("batched")
+        assert client.get_model_config("batched")["max_batch_size"] == 8
+        _add_sub(client, 8)
