@@ -278,6 +278,18 @@ describe('stop (serving.kserve.io/stop)', () => {
   });
 });
 
+describe('docs/scaling-and-rollouts.md', () => {
+  it('every InferenceService in it is accepted by the CRD and the webhooks', async () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/scaling-and-rollouts.md'), 'utf8');
+    const manifests = [...doc.matchAll(/```yaml\n(apiVersion: serving\.kserve\.io[\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(manifests.length).toBeGreaterThanOrEqual(3);
+    for (const yaml of manifests) {
+      const r = await cp.kubectl(['apply', '--dry-run=server', '-n', NS, '-f', '-'], { input: yaml });
+      expect(r.code, `${r.stderr}\n${yaml}`).toBe(0);
+    }
+  });
+});
+
 describe('validation by the webhook (KServe messages)', () => {
   it.each([
     [
