@@ -11,7 +11,7 @@ import type { AutoscalerConfig } from '../../controller/config/inferenceservice-
 import type { ComponentPlan } from '../../controller/reconcile/component-plan.js';
 import { hpaMetrics } from '../../controller/reconcile/standard/hpa-metrics.js';
 import { AUTOSCALER_CLASSES, scalingFor } from '../../controller/reconcile/standard/hpa.js';
-import { withPrometheusScrape } from '../../controller/reconcile/standard/prometheus-scrape.js';
+import { withPrometheusScrape } from '../../controller/reconcile/prometheus-scrape.js';
 import { desiredScaledObject } from '../../controller/reconcile/standard/scaled-object.js';
 import { isForceStopped } from '../../controller/reconcile/stop.js';
 import { quantityValue } from '../../controller/webhooks/isvc/autoscaling-validation.js';

@@ -9,7 +9,7 @@ import type { InferenceService } from '../../api/inference-service.js';
 import { LABEL_APP } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
 import { ownedMetadata } from '../owner.js';
-import { withPrometheusScrape } from './prometheus-scrape.js';
+import { withPrometheusScrape } from '../prometheus-scrape.js';
 
 /** KServe's default (`constants.go`): at most a quarter of the pods surge or go while a rollout runs. */
 const DEFAULT_STRATEGY: V1DeploymentStrategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
