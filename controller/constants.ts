@@ -6,6 +6,10 @@ export const LABEL_APP = 'app';
 
 export const ANN_DEPLOYMENT_MODE = 'serving.kserve.io/deploymentMode';
 export const ANN_AUTOSCALER_CLASS = 'serving.kserve.io/autoscalerClass';
+/** KServe's force stop: "true" deletes the workloads (reconcile/stop.ts). */
+export const ANN_STOP = 'serving.kserve.io/stop';
+/** KServe's metrics aggregation switch: "true" puts Prometheus scrape annotations on the pods. */
+export const ANN_ENABLE_PROMETHEUS_SCRAPING = 'serving.kserve.io/enable-prometheus-scraping';
 export const ANN_MODEL_FORMAT = 'modelFormat';
 export const ANN_STORAGE_READONLY = 'storage.kserve.io/readonly';
 

@@ -11,7 +11,7 @@
  */
 import { KSERVE_CONTAINER } from '../constants.js';
 import { type OpenApiSchema, type ValidationRule, customResourceDefinition, schema } from './crd.js';
-import { ISVC_GROUP, ISVC_KIND, ISVC_PLURAL, ISVC_VERSION, PROTOCOL_VERSIONS } from './inference-service.js';
+import { ISVC_GROUP, ISVC_KIND, ISVC_PLURAL, ISVC_VERSION, METRIC_SOURCE_TYPES, METRIC_TARGET_TYPES, PROTOCOL_VERSIONS } from './inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS } from './model-spec.js';
 
 const { string, boolean, anyObject, stringMap, listOf, refuse } = schema;
@@ -103,12 +103,63 @@ export const POD_FIELDS: Readonly<Record<string, OpenApiSchema>> = {
   volumes: listOf(namedItem()),
 };
 
+/** A Kubernetes quantity as written: KServe hands the text to KEDA unchanged. */
+const quantity: OpenApiSchema = { 'x-kubernetes-int-or-string': true };
+const metricTargetType: OpenApiSchema = { type: 'string', enum: METRIC_TARGET_TYPES };
+const metricTarget: OpenApiSchema = {
+  type: 'object',
+  properties: { type: metricTargetType, value: quantity, averageValue: quantity, averageUtilization: int32() },
+};
+const objectOf = (required: readonly string[], properties: Record<string, OpenApiSchema>): OpenApiSchema => ({ type: 'object', required, properties });
+
+/**
+ * KServe's `AutoScalingSpec`: HPA v2 metrics in KServe's shape (Resource for the HPA;
+ * External and PodMetric become KEDA triggers) and the HPA's `behavior`, which the API
+ * server validates when the HPA (or KEDA's) is applied.
+ */
+const AUTO_SCALING: OpenApiSchema = {
+  type: 'object',
+  properties: {
+    metrics: listOf(
+      objectOf(['type'], {
+        type: { type: 'string', enum: METRIC_SOURCE_TYPES },
+        resource: objectOf(['name', 'target'], { name: { type: 'string', enum: ['cpu', 'memory'] }, target: metricTarget }),
+        external: objectOf(['metric', 'target'], {
+          metric: { type: 'object', properties: { backend: { type: 'string', enum: ['prometheus', 'graphite'] }, serverAddress: string, query: string, namespace: string } },
+          authenticationRef: objectOf(['authenticationRef'], { authenticationRef: objectOf(['name'], { name: string }), authModes: string }),
+          target: metricTarget,
+        }),
+        podmetric: objectOf(['metric', 'target'], {
+          metric: {
+            type: 'object',
+            properties: { backend: { type: 'string', enum: ['opentelemetry'] }, serverAddress: string, metricNames: listOf(string), query: string, operationOverTime: string },
+          },
+          target: metricTarget,
+        }),
+      }),
+    ),
+    behavior: anyObject,
+  },
+};
+
+/** `appsv1.DeploymentStrategy`: Standard mode's Deployment takes it as written. */
+const DEPLOYMENT_STRATEGY: OpenApiSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: ['Recreate', 'RollingUpdate'] },
+    rollingUpdate: { type: 'object', properties: { maxSurge: quantity, maxUnavailable: quantity } },
+  },
+};
+
 /** KServe's `ComponentExtensionSpec` fields that kserve-ts implements on every component. */
 const COMPONENT_EXTENSION: Readonly<Record<string, OpenApiSchema>> = {
   minReplicas: int32(0),
   maxReplicas: int32(0),
   scaleTarget: int32(1),
   scaleMetric: { type: 'string', enum: ['cpu', 'memory', 'concurrency', 'rps'] },
+  scaleMetricType: metricTargetType,
+  autoScaling: AUTO_SCALING,
+  deploymentStrategy: DEPLOYMENT_STRATEGY,
   containerConcurrency: int64(0),
   timeout: int64(1),
   labels: stringMap,
@@ -142,14 +193,11 @@ const LOGGER: OpenApiSchema = {
   },
 };
 
-/** The fields every component ends with: the logger, and KServe's batcher and autoScaling (listed so they are refused by name). */
-const COMPONENT_TAIL: Readonly<Record<string, OpenApiSchema>> = { logger: LOGGER, batcher: anyObject, autoScaling: anyObject };
+/** The fields every component ends with: the logger, and KServe's batcher (listed so it is refused by name). */
+const COMPONENT_TAIL: Readonly<Record<string, OpenApiSchema>> = { logger: LOGGER, batcher: anyObject };
 
-function refusedScaling(component: string, batcherHint = ''): ValidationRule[] {
-  return [
-    refuse('batcher', `${component}.batcher is not supported by kserve-ts${batcherHint}`),
-    refuse('autoScaling', `${component}.autoScaling is not supported by kserve-ts; use scaleMetric and scaleTarget`),
-  ];
+function refusedBatcher(component: string, hint = ''): ValidationRule[] {
+  return [refuse('batcher', `${component}.batcher is not supported by kserve-ts${hint}`)];
 }
 
 /**
@@ -173,7 +221,7 @@ export const PREDICTOR_SCHEMA: OpenApiSchema = {
   'x-kubernetes-validations': [
     refuse('storageUris', 'predictor.storageUris is not supported by kserve-ts; use predictor.model.storageUri'),
     refuse('workerSpec', 'predictor.workerSpec (multi-node) is not supported by kserve-ts'),
-    ...refusedScaling('predictor', "; configure dynamic batching in the model's config.pbtxt"),
+    ...refusedBatcher('predictor', "; configure dynamic batching in the model's config.pbtxt"),
     refuse('name', "predictor.name is not supported by kserve-ts: the predictor's objects are always named <isvc>-predictor"),
     refuse('storageContainerName', 'predictor.storageContainerName is not supported by kserve-ts (no ClusterStorageContainer selection)'),
     exactlyOneImplementation(),
@@ -198,7 +246,7 @@ export const PREDICTOR_SCHEMA: OpenApiSchema = {
 export const TRANSFORMER_SCHEMA: OpenApiSchema = {
   type: 'object',
   required: ['containers'],
-  'x-kubernetes-validations': refusedScaling('transformer'),
+  'x-kubernetes-validations': refusedBatcher('transformer'),
   properties: { containers, ...POD_FIELDS, ...COMPONENT_EXTENSION, ...COMPONENT_TAIL },
 };
 
@@ -214,7 +262,7 @@ export const EXPLAINER_SCHEMA: OpenApiSchema = {
       message: 'built-in explainers (explainer.art, explainer.alibi) are not supported by kserve-ts: give explainer.containers running your explainer',
     },
     { rule: 'has(self.art) || has(self.alibi) || (has(self.containers) && size(self.containers) > 0)', message: 'spec.explainer.containers must name at least one container' },
-    ...refusedScaling('explainer'),
+    ...refusedBatcher('explainer'),
   ],
   properties: { containers, ...POD_FIELDS, ...COMPONENT_EXTENSION, ...COMPONENT_TAIL, art: anyObject, alibi: anyObject },
 };

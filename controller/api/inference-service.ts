@@ -5,7 +5,7 @@
  * These types have exactly the schema's fields (test/controller/crd-schema.test.ts): a
  * field the CRD refuses is typed `unknown`, so no code can read it as if it were served.
  */
-import type { V1Container, V1ObjectMeta, V1PodSpec, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Container, V1DeploymentStrategy, V1ObjectMeta, V1PodSpec, V1ResourceRequirements, V2HorizontalPodAutoscalerBehavior } from '@kubernetes/client-node';
 
 export const ISVC_GROUP = 'serving.kserve.io';
 export const ISVC_VERSION = 'v1beta1';
@@ -39,6 +39,55 @@ export interface ModelSpec extends Partial<V1Container> {
 
 export type ScaleMetric = 'cpu' | 'memory' | 'concurrency' | 'rps';
 
+/** KServe's `MetricTargetType`. */
+export type MetricTargetType = 'Utilization' | 'Value' | 'AverageValue';
+export const METRIC_TARGET_TYPES: readonly MetricTargetType[] = ['Utilization', 'Value', 'AverageValue'];
+
+/** KServe's `MetricSourceType`: Resource is an HPA metric; External and PodMetric are KEDA triggers. */
+export type MetricSourceType = 'Resource' | 'External' | 'PodMetric';
+export const METRIC_SOURCE_TYPES: readonly MetricSourceType[] = ['Resource', 'External', 'PodMetric'];
+
+/** A Kubernetes quantity as written (`"1Gi"`, `100`): KServe passes the text through to KEDA. */
+export type Quantity = string | number;
+
+/** KServe's `MetricTarget`. */
+export interface MetricTarget {
+  type?: MetricTargetType;
+  value?: Quantity;
+  averageValue?: Quantity;
+  averageUtilization?: number;
+}
+
+export interface ResourceMetricSource {
+  name: 'cpu' | 'memory';
+  target: MetricTarget;
+}
+
+export interface ExternalMetricSource {
+  metric: { backend?: string; serverAddress?: string; query?: string; namespace?: string };
+  authenticationRef?: { authenticationRef: { name: string }; authModes?: string };
+  target: MetricTarget;
+}
+
+export interface PodMetricSource {
+  metric: { backend?: string; serverAddress?: string; metricNames?: string[]; query?: string; operationOverTime?: string };
+  target: MetricTarget;
+}
+
+/** KServe's `MetricsSpec`: `type` and the one field that matches it. */
+export interface MetricsSpec {
+  type: MetricSourceType;
+  resource?: ResourceMetricSource;
+  external?: ExternalMetricSource;
+  podmetric?: PodMetricSource;
+}
+
+/** KServe's `AutoScalingSpec` (HPA or KEDA). */
+export interface AutoScalingSpec {
+  metrics?: MetricsSpec[];
+  behavior?: V2HorizontalPodAutoscalerBehavior;
+}
+
 export type LoggerMode = 'all' | 'request' | 'response';
 export const LOGGER_MODES: readonly LoggerMode[] = ['all', 'request', 'response'];
 
@@ -63,6 +112,11 @@ export interface ComponentExtensionSpec {
   maxReplicas?: number;
   scaleTarget?: number;
   scaleMetric?: ScaleMetric;
+  /** How scaleTarget is read (Utilization, the default, or AverageValue). */
+  scaleMetricType?: MetricTargetType;
+  autoScaling?: AutoScalingSpec;
+  /** Standard mode: the Deployment's strategy (KServe's RollingUpdate 25%/25% otherwise). */
+  deploymentStrategy?: V1DeploymentStrategy;
   containerConcurrency?: number;
   /** Seconds. */
   timeout?: number;
@@ -71,8 +125,6 @@ export interface ComponentExtensionSpec {
   logger?: LoggerSpec;
   /** Refused by the CRD (dynamic batching is the model's config.pbtxt). */
   batcher?: unknown;
-  /** Refused by the CRD (scaleMetric and scaleTarget instead). */
-  autoScaling?: unknown;
 }
 
 /**

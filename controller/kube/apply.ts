@@ -48,3 +48,12 @@ export async function deleteIfExists(objects: KubernetesObjectApi, ref: Kubernet
     throw err;
   }
 }
+
+/** Deletes a custom object if it exists; a kind the cluster does not serve has none to delete. */
+export async function deleteCustomIfExists(custom: CustomObjectsApi, resource: CustomResource, name: string, namespace: string): Promise<void> {
+  try {
+    await custom.deleteNamespacedCustomObject({ ...resource, namespace, name });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}

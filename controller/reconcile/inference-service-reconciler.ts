@@ -22,7 +22,7 @@ import type { InferenceServiceConfig } from '../config/inferenceservice-config.j
 import { type DeploymentMode, componentName } from '../constants.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { apiErrorMessage, apiStatus, isNotFound } from '../kube/api-errors.js';
-import { applyCustomObject, applyObject, deleteIfExists } from '../kube/apply.js';
+import { applyCustomObject, applyObject } from '../kube/apply.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ComponentPlan, ComponentType } from './component-plan.js';
 import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
@@ -30,15 +30,18 @@ import { withLogger } from './logger-args.js';
 import { planExplainer, planTransformer } from './predictor-client-plan.js';
 import { resolvePredictor } from './predictor-resolution.js';
 import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/ingress-step.js';
+import { deleteComponentObjects, deleteIngressObjects } from './component-objects.js';
+import { KEDA_MISSING, KEDA_NOT_INSTALLED, applyAutoscaler } from './standard/autoscaler-step.js';
 import { desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
 import { desiredService } from './standard/service.js';
-import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, TRANSFORMER_READY, aggregateReady, condition, conditionText, mergeConditions } from './status/conditions.js';
+import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, READY, TRANSFORMER_READY, aggregateReady, condition, conditionText, mergeConditions } from './status/conditions.js';
 import { readinessFromDeployment } from './status/deployment-status.js';
 import { componentStatusFromKnative, readinessFromKnative } from './status/knative-status.js';
 import { modelStatusFromPods } from './status/model-status.js';
 import { explainFromPods } from './status/pod-failure.js';
 import { sameStatus } from './status/same-status.js';
+import { STOPPED, STOPPED_MESSAGE, isForceStopped } from './stop.js';
 
 export interface RuntimeLister {
   namespaced(namespace: string): readonly ServingRuntime[];
@@ -104,6 +107,7 @@ export class InferenceServiceReconciler {
       conditions.push(condition(PREDICTOR_READY, 'False', 'ModelMeshNotSupported', 'ModelMesh deployment mode is not supported by kserve-ts'));
       return this.done(isvc, status, conditions);
     }
+    if (isForceStopped(isvc)) return this.stop(isvc, mode, status);
     const predictor = this.planPredictor(isvc, config, status);
     if (!predictor.ok) {
       conditions.push(condition(PREDICTOR_READY, 'False', predictor.reason, predictor.message));
@@ -167,21 +171,28 @@ export class InferenceServiceReconciler {
    * status recorded is looked for, so an ISVC that never had one costs no request.
    */
   private async removeDropped(isvc: InferenceService, mode: DeploymentMode, outcomes: ReadonlyMap<ComponentType, ComponentOutcome>): Promise<void> {
-    const namespace = isvc.metadata.namespace!;
     for (const component of OPTIONAL_COMPONENTS) {
       if (outcomes.has(component) || !isvc.status?.components?.[component]) continue;
-      const metadata = { name: componentName(isvc.metadata.name!, component), namespace };
-      const kinds =
-        mode === 'Knative'
-          ? [{ apiVersion: 'serving.knative.dev/v1', kind: 'Service' }]
-          : [
-              { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
-              { apiVersion: 'apps/v1', kind: 'Deployment' },
-              { apiVersion: 'v1', kind: 'Service' },
-            ];
-      for (const k of kinds) await deleteIfExists(this.deps.clients.objects, { ...k, metadata });
-      this.deps.logger.info({ isvc: `${namespace}/${isvc.metadata.name}`, component }, 'component removed from the spec: its objects deleted');
+      await deleteComponentObjects(this.deps.clients, mode, componentName(isvc.metadata.name!, component), isvc.metadata.namespace!);
+      this.deps.logger.info({ isvc: `${isvc.metadata.namespace}/${isvc.metadata.name}`, component }, 'component removed from the spec: its objects deleted');
     }
+  }
+
+  /**
+   * KServe's force stop: every component's workload objects and the way in are deleted, the
+   * status keeps only the deployment mode, and each component present reports Ready False
+   * with reason Stopped (as KServe's predictor, transformer and explainer reconcilers do).
+   */
+  private async stop(isvc: InferenceService, mode: DeploymentMode, status: InferenceServiceStatus): Promise<ReconcileResult> {
+    const name = isvc.metadata.name!;
+    const namespace = isvc.metadata.namespace!;
+    const present = (['predictor', ...OPTIONAL_COMPONENTS] as const).filter((c) => c === 'predictor' || isvc.spec[c] || isvc.status?.components?.[c]);
+    for (const component of present) await deleteComponentObjects(this.deps.clients, mode, componentName(name, component), namespace);
+    if (mode === 'Standard') await deleteIngressObjects(this.deps.clients, name, namespace, present);
+    const stopped: InferenceServiceStatus = { deploymentMode: status.deploymentMode, observedGeneration: status.observedGeneration };
+    const conditions = present.filter((c) => c === 'predictor' || isvc.spec[c]).map((c) => condition(READY_CONDITIONS[c], 'False', STOPPED, STOPPED_MESSAGE));
+    await this.writeStatus(isvc, stopped, conditions, true);
+    return {};
   }
 
   private async done(isvc: InferenceService, status: InferenceServiceStatus, conditions: Condition[]): Promise<ReconcileResult> {
@@ -237,9 +248,9 @@ export class InferenceServiceReconciler {
     const service = desiredService(isvc, plan, config.serviceClusterIPNone);
     await applyObject(objects, service);
     const deployment = await applyObject<V1Deployment>(objects, desiredDeployment(isvc, plan, scaling.replicas));
-    if (scaling.hpa) await applyObject(objects, scaling.hpa);
-    else await deleteIfExists(objects, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: plan.name, namespace: isvc.metadata.namespace! } });
-    const ready = readinessFromDeployment(PREDICTOR_READY, deployment);
+    const autoscaling = await applyAutoscaler(this.deps.clients, scaling, plan.name, isvc.metadata.namespace!);
+    // Terminal until the spec or the cluster changes: retrying cannot install KEDA.
+    const ready = autoscaling.kedaMissing ? condition(PREDICTOR_READY, 'False', KEDA_NOT_INSTALLED, KEDA_MISSING) : readinessFromDeployment(PREDICTOR_READY, deployment);
     const address = serviceAddress(plan.name, isvc.metadata.namespace!, service);
     const url = ready.status === 'True' ? componentUrl(plan.name, isvc, config.ingress) : undefined;
     return { ready, service, status: { ...(url ? { url } : {}), address: { url: address } } };
@@ -297,9 +308,10 @@ export class InferenceServiceReconciler {
     status.address = { url: `http://${name}.${ns}.svc.cluster.local` };
   }
 
-  private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[]): Promise<void> {
-    const ready = aggregateReady(dependents);
-    status.conditions = mergeConditions(isvc.status?.conditions, [...dependents, ready], new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+  private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[], stopped = false): Promise<void> {
+    const ready = stopped ? condition(READY, 'False', STOPPED, STOPPED_MESSAGE) : aggregateReady(dependents);
+    const all = [...dependents, ready, condition(STOPPED, stopped ? 'True' : 'False')];
+    status.conditions = mergeConditions(isvc.status?.conditions, all, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
     if (sameStatus(status, isvc.status ?? {})) return;
     // replace carries the resourceVersion we read: a concurrent change makes this a 409,
     // which the work queue retries against the fresh object.

@@ -75,6 +75,9 @@ interface Pair {
   embeds?: string;
 }
 
+/** One `autoScaling.metrics` item, under a made-up property so a path can reach it. */
+const METRICS: OpenApiSchema = { properties: { m: schemaAt(INFERENCE_SERVICE_SPEC_SCHEMA, ['predictor', 'autoScaling', 'metrics'])!.items! } };
+
 const ISVC_PAIRS: Pair[] = [
   { type: 'InferenceServiceSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: [] },
   { type: 'PredictorSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: ['predictor'] },
@@ -85,6 +88,12 @@ const ISVC_PAIRS: Pair[] = [
   { type: 'StorageSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: ['predictor', 'model', 'storage'] },
   ...LEGACY_FRAMEWORK_FIELDS.map((f) => ({ type: 'LegacyFrameworkSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: ['predictor', f], embeds: 'V1Container' })),
   ...['predictor', 'transformer', 'explainer'].map((c) => ({ type: 'LoggerSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: [c, 'logger'] })),
+  ...['predictor', 'transformer', 'explainer'].map((c) => ({ type: 'AutoScalingSpec', schema: INFERENCE_SERVICE_SPEC_SCHEMA, path: [c, 'autoScaling'] })),
+  { type: 'MetricsSpec', schema: METRICS, path: ['m'] },
+  { type: 'ResourceMetricSource', schema: METRICS, path: ['m', 'resource'] },
+  { type: 'ExternalMetricSource', schema: METRICS, path: ['m', 'external'] },
+  { type: 'PodMetricSource', schema: METRICS, path: ['m', 'podmetric'] },
+  ...['resource', 'external', 'podmetric'].map((source) => ({ type: 'MetricTarget', schema: METRICS, path: ['m', source, 'target'] })),
 ];
 
 const GRAPH_PAIRS: Pair[] = [

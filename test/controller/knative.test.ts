@@ -11,7 +11,7 @@ import type { KnativeService } from '../../controller/reconcile/knative/knative-
 import { ROOT } from '../helpers/server.js';
 import { type ControllerProcess, startController } from './controller-process.js';
 import { type TestControlPlane, startControlPlane, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, waitForIsvc } from './kube-test-helpers.js';
+import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, notFound, waitForIsvc } from './kube-test-helpers.js';
 
 // Every test here waits on a real control plane that shares two cores with the rest of the
 // suite: waits carry their own deadlines (and report what they last saw), so the test
@@ -136,5 +136,19 @@ describe('Knative mode', () => {
     await knativeReports('sk-predictor', 'sk-predictor-00002', [{ revisionName: 'sk-predictor-00002', percent: 100 }]);
     isvc = await waitForIsvc(c, NS, 'sk', (i) => i.status?.components?.predictor?.latestRolledoutRevision === 'sk-predictor-00002', 'rolled out');
     expect(isvc.status?.components?.predictor?.previousRolledoutRevision).toBe('sk-predictor-00001');
+  });
+
+  it('serving.kserve.io/stop deletes the Knative Service and reports Stopped; removing the annotation brings it back', async () => {
+    await cp.kubectl(['annotate', 'isvc', 'sk', '-n', NS, 'serving.kserve.io/stop=true']);
+    let isvc = await waitForIsvc(c, NS, 'sk', (i) => conditionOf(i, 'Stopped')?.status === 'True', 'Stopped');
+    expect(conditionOf(isvc, 'Ready')).toMatchObject({ status: 'False', reason: 'Stopped' });
+    expect(conditionOf(isvc, 'PredictorReady')).toMatchObject({ status: 'False', reason: 'Stopped' });
+    expect(isvc.status?.url).toBeUndefined();
+    await waitFor(() => notFound(readKsvc('sk-predictor')), { description: 'ksvc deleted' });
+
+    await cp.kubectl(['annotate', 'isvc', 'sk', '-n', NS, 'serving.kserve.io/stop-']);
+    await waitFor(() => readKsvc('sk-predictor'), { description: 'ksvc made again' });
+    isvc = await waitForIsvc(c, NS, 'sk', (i) => conditionOf(i, 'Stopped')?.status === 'False', 'not Stopped');
+    expect(conditionOf(isvc, 'PredictorReady')?.reason).not.toBe('Stopped');
   });
 });

@@ -12,7 +12,7 @@
  * - `RouterReady`: the router's Deployment is Available (or its Knative Service Ready);
  * - `IngressReady` (Standard), and `Ready` when all of these are True (KServe: when the
  *   router is);
- * - KServe's `Stopped` (the `serving.kserve.io/stop` annotation removes the router).
+ * - KServe's `Stopped` (the `serving.kserve.io/stop` annotation removes the router; stop.ts).
  *
  * Idempotent; throwing means "retry with backoff" (the work queue's).
  */
@@ -21,15 +21,19 @@ import type { Logger } from 'pino';
 import { GRAPH_GROUP, GRAPH_PLURAL, GRAPH_VERSION, type InferenceGraph, type InferenceGraphSpec, type InferenceGraphStatus } from '../../api/inference-graph.js';
 import type { Condition, InferenceService } from '../../api/inference-service.js';
 import type { InferenceServiceConfig } from '../../config/inferenceservice-config.js';
+import type { DeploymentMode } from '../../constants.js';
 import { resolveDeploymentMode } from '../../deployment-mode.js';
 import { isNotFound } from '../../kube/api-errors.js';
-import { applyCustomObject, applyObject, deleteIfExists } from '../../kube/apply.js';
+import { applyCustomObject, applyObject } from '../../kube/apply.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { KNATIVE_SERVICES, type KnativeService } from '../knative/knative-service.js';
 import { READY, aggregateReady, condition, mergeConditions } from '../status/conditions.js';
 import { sameStatus } from '../status/same-status.js';
 import { readinessFromDeployment } from '../status/deployment-status.js';
 import { readinessFromKnative } from '../status/knative-status.js';
+import { deleteComponentObjects, deleteIngressObjects } from '../component-objects.js';
+import { KEDA_MISSING, KEDA_NOT_INSTALLED, applyAutoscaler } from '../standard/autoscaler-step.js';
+import { STOPPED, STOPPED_MESSAGE, isForceStopped } from '../stop.js';
 import { reconcileGraphIngress } from './graph-ingress.js';
 import { graphJson } from './graph-json.js';
 import { desiredRouterDeployment, desiredRouterKnativeService, desiredRouterService, routerScaling } from './router-workload.js';
@@ -37,8 +41,6 @@ import { type RuntimeLookup, predictorEndpoint } from './service-url.js';
 
 export const ROUTER_READY = 'RouterReady';
 export const SERVICES_READY = 'InferenceServicesReady';
-export const STOPPED = 'Stopped';
-const ANN_STOP = 'serving.kserve.io/stop';
 
 export interface GraphReconcilerDeps {
   readonly clients: KubeClients;
@@ -78,7 +80,7 @@ export class InferenceGraphReconciler {
     const mode = resolveDeploymentMode(ig, config.defaultDeploymentMode);
     const status: InferenceGraphStatus = { ...ig.status, deploymentMode: mode, observedGeneration: ig.metadata.generation ?? 0 };
     if (mode === 'ModelMesh') return this.write(ig, status, [condition(ROUTER_READY, 'False', 'ModelMeshNotSupported', 'an InferenceGraph cannot run in ModelMesh mode')]);
-    if ((ig.metadata.annotations?.[ANN_STOP] ?? '').toLowerCase() === 'true') return this.stop(ig, mode, status);
+    if (isForceStopped(ig)) return this.stop(ig, mode, status);
 
     const resolved = await this.resolve(ig);
     if (resolved.spec === undefined) {
@@ -105,8 +107,8 @@ export class InferenceGraphReconciler {
     const scaling = routerScaling(ig, config.autoscaler);
     await applyObject(objects, desiredRouterService(ig, config.serviceClusterIPNone));
     const deployment = await applyObject<V1Deployment>(objects, desiredRouterDeployment(ig, config.router, json, scaling.replicas));
-    if (scaling.hpa) await applyObject(objects, scaling.hpa);
-    else await deleteIfExists(objects, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name, namespace } });
+    const autoscaling = await applyAutoscaler(this.deps.clients, scaling, name, namespace);
+    if (autoscaling.kedaMissing) return this.write(ig, status, [resolved.condition, condition(ROUTER_READY, 'False', KEDA_NOT_INSTALLED, KEDA_MISSING)]);
     const ready = readinessFromDeployment(ROUTER_READY, deployment);
     const ingress = await reconcileGraphIngress(this.deps.clients, ig, config.ingress, ready.status === 'True');
     if (ingress.url) status.url = ingress.url;
@@ -157,28 +159,14 @@ export class InferenceGraphReconciler {
   }
 
   /** KServe's force stop: the router's objects go; Stopped True, Ready False (reason Stopped). */
-  private async stop(ig: InferenceGraph, mode: string, status: InferenceGraphStatus): Promise<GraphReconcileResult> {
-    const metadata = { name: ig.metadata.name!, namespace: ig.metadata.namespace! };
-    const kinds =
-      mode === 'Knative'
-        ? [{ apiVersion: 'serving.knative.dev/v1', kind: 'Service' }]
-        : [
-            { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
-            { apiVersion: 'apps/v1', kind: 'Deployment' },
-            { apiVersion: 'v1', kind: 'Service' },
-            { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
-          ];
-    for (const k of kinds) {
-      try {
-        await deleteIfExists(this.deps.clients.objects, { ...k, metadata });
-      } catch (err) {
-        // A kind the cluster does not serve has nothing to delete.
-        if (!isNotFound(err)) throw err;
-      }
-    }
+  private async stop(ig: InferenceGraph, mode: DeploymentMode, status: InferenceGraphStatus): Promise<GraphReconcileResult> {
+    const name = ig.metadata.name!;
+    const namespace = ig.metadata.namespace!;
+    await deleteComponentObjects(this.deps.clients, mode, name, namespace);
+    if (mode === 'Standard') await deleteIngressObjects(this.deps.clients, name, namespace, []);
     delete status.url;
     delete status.address;
-    return this.write(ig, status, [condition(ROUTER_READY, 'False', 'Stopped', 'the serving.kserve.io/stop annotation is true')], true);
+    return this.write(ig, status, [condition(ROUTER_READY, 'False', STOPPED, STOPPED_MESSAGE)], true);
   }
 
   private async read(namespace: string, name: string): Promise<InferenceGraph | undefined> {
@@ -191,7 +179,7 @@ export class InferenceGraphReconciler {
   }
 
   private async write(ig: InferenceGraph, status: InferenceGraphStatus, dependents: Condition[], stopped = false): Promise<GraphReconcileResult> {
-    const ready = stopped ? condition(READY, 'False', 'Stopped') : aggregateReady(dependents);
+    const ready = stopped ? condition(READY, 'False', STOPPED) : aggregateReady(dependents);
     const all = [...dependents, ready, condition(STOPPED, stopped ? 'True' : 'False')];
     status.conditions = mergeConditions(ig.status?.conditions, all, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
     if (sameStatus(status, ig.status ?? {})) return {};

@@ -150,7 +150,7 @@ export function desiredRouterService(ig: InferenceGraph, clusterIPNone: boolean)
 
 /** The HPA, or the replica count to declare when there is none (KServe's autoscaler reconciler, as for a component). */
 export function routerScaling(ig: InferenceGraph, autoscaler: AutoscalerConfig): ScalingDecision {
-  return scalingFor(ig.spec, ig.metadata.annotations?.[ANN_AUTOSCALER_CLASS], autoscaler, ig.metadata.name!, graphMetadata(ig));
+  return scalingFor(ig.spec, ig.metadata.annotations?.[ANN_AUTOSCALER_CLASS], autoscaler, graphMetadata(ig));
 }
 
 /** KServe's createKnativeService for a graph. */

@@ -9,6 +9,7 @@ import type { ComponentStatus, InferenceService } from '../../api/inference-serv
 import { ANN_AUTOSCALER_CLASS, ANN_KNATIVE_AUTOSCALING_CLASS, ANN_KNATIVE_MAX_SCALE, ANN_KNATIVE_METRIC, ANN_KNATIVE_MIN_SCALE, ANN_KNATIVE_TARGET } from '../../constants.js';
 import type { ComponentPlan } from '../component-plan.js';
 import { ownedMetadata } from '../owner.js';
+import { withPrometheusScrape } from '../prometheus-scrape.js';
 
 export const KNATIVE_API_VERSION = 'serving.knative.dev/v1';
 export const KNATIVE_SERVICES = { group: 'serving.knative.dev', version: 'v1', plural: 'services' } as const;
@@ -53,7 +54,7 @@ export function desiredKnativeService(isvc: InferenceService, plan: ComponentPla
     metadata: ownedMetadata(isvc, plan),
     spec: {
       template: {
-        metadata: { labels: plan.labels, annotations: { ...plan.podAnnotations, ...autoscaling } },
+        metadata: { labels: plan.labels, annotations: { ...withPrometheusScrape(isvc.metadata.annotations, plan), ...autoscaling } },
         spec: {
           ...plan.podSpec,
           ...(s.containerConcurrency !== undefined ? { containerConcurrency: s.containerConcurrency } : {}),

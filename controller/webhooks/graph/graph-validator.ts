@@ -6,9 +6,14 @@
  * order is random, so with several bad nodes it may name another one first).
  *
  * Beyond KServe (its router would fail each request instead): a step's `nodeName` must name
- * a node of the graph, and no node may reach itself through `nodeName` steps.
+ * a node of the graph, and no node may reach itself through `nodeName` steps. Also beyond
+ * KServe: the router's autoscaler class is one the controller serves, and not `keda` (a graph
+ * has no `autoScaling.metrics` to make KEDA triggers from; KServe makes a ScaledObject
+ * without triggers, which never scales).
  */
 import { type InferenceGraph, type InferenceRouter, ROOT_NODE } from '../../api/inference-graph.js';
+import { ANN_AUTOSCALER_CLASS } from '../../constants.js';
+import { AUTOSCALER_CLASSES } from '../../reconcile/standard/hpa.js';
 
 export const GRAPH_NAME_FORMAT = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const GRAPH_NAME = new RegExp(`^${GRAPH_NAME_FORMAT}$`);
@@ -27,7 +32,13 @@ export const graphMessages = {
   unknownNode: (i: number, step: string, node: string, graph: string, target: string) =>
     `Step ${i} ("${step}") in node "${node}" of InferenceGraph "${graph}" refers to node "${target}", which the graph does not have`,
   cycle: (graph: string, path: readonly string[]) => `InferenceGraph "${graph}" has a cycle of nodes: ${path.join(' -> ')}`,
+  autoscalerClass: (value: string) =>
+    value === 'keda'
+      ? `annotation ${ANN_AUTOSCALER_CLASS}: keda is not supported for an InferenceGraph (it has no autoScaling metrics to make KEDA triggers from); use hpa, external or none`
+      : `annotation ${ANN_AUTOSCALER_CLASS}: [${value}] is not a supported autoscaler class type`,
 };
+
+const GRAPH_AUTOSCALER_CLASSES = AUTOSCALER_CLASSES.filter((c) => c !== 'keda');
 
 type Nodes = readonly (readonly [string, InferenceRouter])[];
 
@@ -110,5 +121,7 @@ export function validateInferenceGraph(ig: InferenceGraph): string | undefined {
     const problem = rule(name, nodes);
     if (problem !== undefined) return problem;
   }
+  const autoscalerClass = ig.metadata.annotations?.[ANN_AUTOSCALER_CLASS];
+  if (autoscalerClass !== undefined && !GRAPH_AUTOSCALER_CLASSES.includes(autoscalerClass)) return graphMessages.autoscalerClass(autoscalerClass);
   return undefined;
 }

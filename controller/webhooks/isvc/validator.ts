@@ -6,19 +6,21 @@
  *
  * Differences from KServe, on purpose: storage URI schemes are checked here (KServe checks
  * them in the controller); ModelMesh, and canaryTrafficPercent in Standard mode, are
- * rejected (kserve-ts has neither), as is the keda autoscaler class; in Knative mode
- * `serving.kserve.io/autoscalerClass: hpa` selects Knative's HPA class (as the reconciler
- * does) besides KServe's `autoscaling.knative.dev/class`; the name must leave room for the component suffix; the
- * HPA target rule is 1-100 for cpu only (KServe's operator precedence also caps memory at
- * 100 MiB); deploymentMode is also immutable against the old annotation before the
- * controller has recorded the mode in status.
+ * rejected (kserve-ts has neither); in Knative mode `serving.kserve.io/autoscalerClass: hpa`
+ * selects Knative's HPA class (as the reconciler does) besides KServe's
+ * `autoscaling.knative.dev/class`; the name must leave room for the component suffix;
+ * deploymentMode is also immutable against the old annotation before the controller has
+ * recorded the mode in status. The scaling rules, and how they differ, are in
+ * autoscaling-validation.ts.
  */
 import { type ComponentExtensionSpec, type InferenceService, LOGGER_MODES, type LoggerSpec, type PredictorSpec } from '../../api/inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS, legacyFrameworksOf } from '../../api/model-spec.js';
-import { ANN_AUTOSCALER_CLASS, ANN_DEPLOYMENT_MODE, ANN_KNATIVE_AUTOSCALING_CLASS, type DeploymentMode, KSERVE_CONTAINER } from '../../constants.js';
+import { ANN_AUTOSCALER_CLASS, ANN_DEPLOYMENT_MODE, type DeploymentMode, KSERVE_CONTAINER } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
+import { AUTOSCALER_CLASSES } from '../../reconcile/standard/hpa.js';
 import { redact } from '../../../storage-initializer/redact.js';
 import { SUPPORTED_STORAGE_SPEC_TYPES } from '../credentials/storage-spec.js';
+import { type ComponentContext, validateAutoscaling } from './autoscaling-validation.js';
 import { storageUriProblem } from './storage-uri.js';
 
 /**
@@ -35,11 +37,6 @@ const DNS_LABEL_MAX = 63;
 /** Knative names the first revision `{ksvc}-00001`. */
 const KNATIVE_REVISION_SUFFIX = '-00001';
 
-/** KServe also allows `keda`; kserve-ts makes no KEDA ScaledObject, so it is rejected rather than ignored. */
-export const AUTOSCALER_CLASSES: readonly string[] = ['hpa', 'external', 'none'];
-const HPA_METRICS: readonly string[] = ['cpu', 'memory'];
-const KPA_METRICS: readonly string[] = ['concurrency', 'rps'];
-const KNATIVE_HPA_CLASS = 'hpa.autoscaling.knative.dev';
 const SUPPORTED_MODES: readonly DeploymentMode[] = ['Standard', 'Knative'];
 
 /** All problems with `isvc` (empty when valid). `old` is the stored object on UPDATE. */
@@ -206,14 +203,6 @@ function implementations(p: PredictorSpec): string[] {
   return found;
 }
 
-/** What the per-component checks need: where the component sits and how it is deployed. */
-interface ComponentContext {
-  readonly field: string;
-  readonly mode: DeploymentMode;
-  readonly annotations: Record<string, string>;
-  readonly problems: string[];
-}
-
 function validateComponent(c: ComponentExtensionSpec, ctx: ComponentContext): void {
   const { field, problems } = ctx;
   if (c.logger) validateLogger(field, c.logger, problems);
@@ -229,40 +218,6 @@ function validateComponent(c: ComponentExtensionSpec, ctx: ComponentContext): vo
     problems.push(`${field}.containerConcurrency cannot be less than 0, got ${c.containerConcurrency}`);
   }
   validateAutoscaling(c, ctx);
-}
-
-function validateAutoscaling(c: ComponentExtensionSpec, ctx: ComponentContext): void {
-  const { field, mode, annotations, problems } = ctx;
-  if (mode === 'Standard') {
-    const autoscaler = annotations[ANN_AUTOSCALER_CLASS] ?? 'hpa';
-    if (autoscaler === 'hpa') validateHpa(field, c, 'Standard mode with the hpa autoscaler', problems);
-    return;
-  }
-  if (annotations[ANN_AUTOSCALER_CLASS] === 'hpa' || annotations[ANN_KNATIVE_AUTOSCALING_CLASS] === KNATIVE_HPA_CLASS) {
-    validateHpa(field, c, 'Knative mode with the HPA autoscaler class', problems);
-    return;
-  }
-  const metric = c.scaleMetric ?? 'concurrency';
-  if (!KPA_METRICS.includes(metric)) {
-    problems.push(`${field}.scaleMetric '${metric}' is not supported in ${mode} mode (supported: ${KPA_METRICS.join(', ')}; cpu and memory need Standard mode)`);
-  } else if (metric === 'rps' && c.scaleTarget !== undefined && c.scaleTarget < 1) {
-    problems.push(`${field}.scaleTarget for rps must be at least 1, got ${c.scaleTarget}`);
-  }
-}
-
-function validateHpa(field: string, c: ComponentExtensionSpec, where: string, problems: string[]): void {
-  const metric = c.scaleMetric ?? 'cpu';
-  if (!HPA_METRICS.includes(metric)) {
-    problems.push(`${field}.scaleMetric '${metric}' is not supported in ${where} (supported: ${HPA_METRICS.join(', ')}; concurrency and rps need Knative mode)`);
-    return;
-  }
-  const target = c.scaleTarget;
-  if (target === undefined) return;
-  if (metric === 'cpu' && (!Number.isInteger(target) || target < 1 || target > 100)) {
-    problems.push(`${field}.scaleTarget: the cpu target utilization percentage must be an integer from 1 to 100, got ${target}`);
-  } else if (metric === 'memory' && target < 1) {
-    problems.push(`${field}.scaleTarget: the memory target must be at least 1 (MiB), got ${target}`);
-  }
 }
 
 function pushIf(problems: string[], problem: string | undefined): void {

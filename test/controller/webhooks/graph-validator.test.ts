@@ -86,6 +86,17 @@ describe("KServe's rules and messages", () => {
 });
 
 describe('beyond KServe', () => {
+  it.each([
+    ['hpa', undefined],
+    ['none', undefined],
+    ['keda', graphMessages.autoscalerClass('keda')],
+    ['kpa', graphMessages.autoscalerClass('kpa')],
+  ])('the router autoscaler class %s', (cls, want) => {
+    const g = graph('g', root(seq([{ serviceName: 'a' }])));
+    expect(validateInferenceGraph({ ...g, metadata: { ...g.metadata, annotations: { 'serving.kserve.io/autoscalerClass': cls } } })).toBe(want);
+    if (cls === 'keda') expect(want).toContain('keda is not supported for an InferenceGraph');
+  });
+
   it('a step must name a node the graph has', () => {
     expect(validateInferenceGraph(graph('g', root(seq([{ name: 'n', nodeName: 'missing' }]))))).toBe(graphMessages.unknownNode(0, 'n', 'root', 'g', 'missing'));
   });

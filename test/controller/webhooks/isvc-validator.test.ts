@@ -12,6 +12,8 @@ import { fakeCluster } from './fake-cluster.js';
 const MODE = 'serving.kserve.io/deploymentMode';
 const STANDARD = { [MODE]: 'Standard' };
 const KNATIVE = { [MODE]: 'Knative' };
+const KEDA = { 'serving.kserve.io/autoscalerClass': 'keda' };
+const CPU_60 = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } };
 
 interface Shape {
   name?: string;
@@ -78,6 +80,44 @@ describe('InferenceService validation: accepted', () => {
     ],
     ['Knative with autoscalerClass hpa and memory', { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'memory' }) }],
     ['a 53-character name in Standard mode', { name: 'a'.repeat(53) }],
+    [
+      'hpa autoScaling with cpu and memory Resource metrics and a behavior',
+      {
+        predictor: model(
+          {},
+          {
+            autoScaling: {
+              metrics: [
+                { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+                { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi' } } },
+              ],
+              behavior: { scaleDown: { stabilizationWindowSeconds: 30 } },
+            },
+          },
+        ),
+      },
+    ],
+    ['scaleMetricType AverageValue with a cpu target above 100 (millicores)', { predictor: model({}, { scaleMetricType: 'AverageValue', scaleTarget: 500 }) }],
+    ['a Recreate deploymentStrategy in Standard mode', { predictor: model({}, { deploymentStrategy: { type: 'Recreate' } }) }],
+    [
+      'keda with Resource, External and PodMetric triggers and scale to zero',
+      {
+        annotations: { ...STANDARD, ...KEDA },
+        predictor: model(
+          {},
+          {
+            minReplicas: 0,
+            autoScaling: {
+              metrics: [
+                { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '2Mi' } } },
+                { type: 'External', external: { metric: { backend: 'prometheus', serverAddress: 'http://p', query: 'q' }, target: { type: 'Value', value: '10' } } },
+                { type: 'PodMetric', podmetric: { metric: { backend: 'opentelemetry', query: 'kserve_model_queue_depth' }, target: { type: 'Value', value: 4 } } },
+              ],
+            },
+          },
+        ),
+      },
+    ],
   ])('%s', (_name, shape, mode = 'Standard') => {
     expect(validateInferenceService(isvc(shape), mode)).toEqual([]);
   });
@@ -129,11 +169,82 @@ describe('InferenceService validation: rejected', () => {
     ['memory target 0', { predictor: model({}, { scaleMetric: 'memory', scaleTarget: 0 }) }, 'the memory target must be at least 1 (MiB), got 0'],
     ['rps target 0', { annotations: KNATIVE, predictor: model({}, { scaleMetric: 'rps', scaleTarget: 0 }) }, 'scaleTarget for rps must be at least 1'],
     [
-      'keda (no ScaledObject in kserve-ts)',
-      { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'keda' } },
-      "annotation serving.kserve.io/autoscalerClass: 'keda' is not a supported autoscaler class (supported: hpa, external, none)",
+      'unknown autoscaler class',
+      { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } },
+      "'kpa' is not a supported autoscaler class (supported: hpa, keda, external, none)",
     ],
-    ['unknown autoscaler class', { annotations: { ...STANDARD, 'serving.kserve.io/autoscalerClass': 'kpa' } }, "'kpa' is not a supported autoscaler class"],
+    [
+      'hpa with an External metric',
+      { predictor: model({}, { autoScaling: { metrics: [{ type: 'External', external: { metric: { query: 'q' }, target: { value: 1 } } }] } }) },
+      'spec.predictor.autoScaling.metrics[0]: invalid HPA metric source type with value [External],valid metric source types are Resource',
+    ],
+    [
+      'hpa Resource metric without resource',
+      { predictor: model({}, { autoScaling: { metrics: [{ type: 'Resource' }] } }) },
+      'spec.predictor.autoScaling.metrics[0]: metricSpec.Resource is not set for resource metric source type',
+    ],
+    [
+      'hpa utilization above 100',
+      { predictor: model({}, { autoScaling: { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 120 } } }] } }) },
+      'the target utilization percentage should be a [1-100] integer',
+    ],
+    [
+      'scaleMetricType Value',
+      { predictor: model({}, { scaleMetricType: 'Value', scaleTarget: 5 }) },
+      'spec.predictor.scaleMetricType: a resource metric target is Utilization or AverageValue, not Value',
+    ],
+    ['scaleMetricType AverageValue without a target', { predictor: model({}, { scaleMetricType: 'AverageValue' }) }, 'scaleMetricType AverageValue needs a scaleTarget'],
+    [
+      'keda with scaleMetric',
+      { annotations: { ...STANDARD, ...KEDA }, predictor: model({}, { scaleMetric: 'cpu', autoScaling: { metrics: [CPU_60] } }) },
+      'ScaleMetric is not supported for KEDA',
+    ],
+    ['keda without metrics', { annotations: { ...STANDARD, ...KEDA } }, 'spec.predictor.autoScaling.metrics: the keda autoscaler class needs at least one metric'],
+    [
+      'keda cpu AverageValue',
+      {
+        annotations: { ...STANDARD, ...KEDA },
+        predictor: model({}, { autoScaling: { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '1' } } }] } }),
+      },
+      'metrics[0]: the cpu target value type should be Utilization',
+    ],
+    [
+      'keda memory below 1 MiB',
+      {
+        annotations: { ...STANDARD, ...KEDA },
+        predictor: model({}, { autoScaling: { metrics: [{ type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '512Ki' } } }] } }),
+      },
+      'the memory target value should be greater than 1 MiB',
+    ],
+    [
+      'keda External without a query',
+      { annotations: { ...STANDARD, ...KEDA }, predictor: model({}, { autoScaling: { metrics: [{ type: 'External', external: { metric: {}, target: { value: 1 } } }] } }) },
+      'metrics[0]: the query should not be empty',
+    ],
+    [
+      'keda PodMetric without a threshold',
+      { annotations: { ...STANDARD, ...KEDA }, predictor: model({}, { autoScaling: { metrics: [{ type: 'PodMetric', podmetric: { metric: { query: 'q' }, target: {} } }] } }) },
+      'metrics[0]: the target threshold value should not be empty',
+    ],
+    [
+      'keda External with a Value target and no value',
+      {
+        annotations: { ...STANDARD, ...KEDA },
+        predictor: model({}, { autoScaling: { metrics: [{ type: 'External', external: { metric: { query: 'q' }, target: { type: 'AverageValue', value: 1 } } }] } }),
+      },
+      'metrics[0]: the AverageValue type should be set',
+    ],
+    ['keda in Knative mode', { annotations: { ...KNATIVE, ...KEDA } }, 'annotation serving.kserve.io/autoscalerClass: keda needs Standard mode'],
+    [
+      'deploymentStrategy in Knative mode',
+      { annotations: KNATIVE, predictor: model({}, { deploymentStrategy: { type: 'Recreate' } }) },
+      'spec.predictor.deploymentStrategy: customizing deploymentStrategy is only supported for raw deployment mode',
+    ],
+    [
+      'autoScaling in Knative mode',
+      { annotations: KNATIVE, predictor: model({}, { autoScaling: { metrics: [CPU_60] } }) },
+      'spec.predictor.autoScaling is only supported in Standard mode',
+    ],
     [
       'Knative HPA class with rps',
       { annotations: { ...KNATIVE, 'serving.kserve.io/autoscalerClass': 'hpa' }, predictor: model({}, { scaleMetric: 'rps' }) },
