@@ -4,7 +4,7 @@
  * (onnxruntime + numpy pooling) for each pooling mode, rerank orders as the Python logits,
  * the official `openai` client reads the answers, and every refusal is OpenAI's error shape.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -25,6 +25,16 @@ beforeAll(async () => {
   fx = await textEncoderFixtures();
   repo = mkdtempSync(path.join(tmpdir(), 'kserve-ts-openai-'));
   for (const name of [...ENCODERS, 'reranker']) cpSync(path.join(fx.dir, name), path.join(repo, name), { recursive: true });
+  // Folders a text model cannot load from: each fails its own load, naming the cause.
+  cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'batched'), { recursive: true });
+  writeFileSync(path.join(repo, 'batched', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching {}\n');
+  cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'no-pooling'), { recursive: true });
+  rmSync(path.join(repo, 'no-pooling', '1_Pooling'), { recursive: true });
+  cpSync(path.join(fx.dir, 'reranker'), path.join(repo, 'two-labels'), { recursive: true });
+  writeFileSync(
+    path.join(repo, 'two-labels', 'config.json'),
+    JSON.stringify({ architectures: ['BertForSequenceClassification'], id2label: { 0: 'a', 1: 'b' }, max_position_embeddings: 64 }),
+  );
   srv = await startServer(['--model_repository', repo]);
 }, 600_000);
 
@@ -174,6 +184,19 @@ describe('POST /openai/v1/rerank', () => {
     const body = json(r) as { results: Record<string, unknown>[] };
     expect(body.results.map((x) => x['index'])).toEqual(all.results.slice(0, 2).map((x) => x.index));
     expect(body.results.every((x) => !('document' in x))).toBe(true);
+  });
+});
+
+describe('folders a text model cannot load from', () => {
+  it.each([
+    ['batched', /dynamic_batching is not supported for text models/],
+    ['no-pooling', /cannot read 1_Pooling\/config\.json/],
+    ['two-labels', /a cross-encoder for rerank has one label; config\.json has 2/],
+  ])('%s fails its load, naming the cause, and is not listed', async (name, reason) => {
+    const st = srv.server.repository.state(name);
+    expect(st?.state).toBe('FAILED');
+    expect(st?.reason).toMatch(reason);
+    expectOpenAiError(await get(`${srv.url}/openai/v1/models/${name}`), 404, 'not_found_error', 'model_not_found');
   });
 });
 

@@ -27,6 +27,7 @@ export const textBackend: Backend<OnnxSettings, OnnxOptions> = {
   name: 'text',
   aliases: ['huggingface', 'sentence_transformers'],
   flags: [],
+  flagsOf: onnxBackend.name,
   instanceGroups: onnxBackend.instanceGroups,
   settings: (flags) => onnxBackend.settings(flags),
   modelOptions: (settings, parameters) => onnxBackend.modelOptions(settings, parameters),
@@ -41,6 +42,11 @@ export const textBackend: Backend<OnnxSettings, OnnxOptions> = {
   },
 
   async load(spec: LoadSpec, options: OnnxOptions, context: LoadContext): Promise<ModelInstance> {
+    // A batch runs without its requests' contexts (their `dimensions`) and stacks inputs a text
+    // model reads as ragged: refused until batching groups text requests itself.
+    if (spec.config?.dynamicBatching !== undefined) {
+      throw new Error(`model ${spec.modelName}: config.pbtxt dynamic_batching is not supported for text models; each request is padded and run on its own`);
+    }
     // Imported at the first load: a server without text models never loads the tokenizer library.
     const [{ readTextModel }, { TextInstance }] = await Promise.all([import('./text-model-files.js'), import('./text-instance.js')]);
     // The folder is read before the session starts: a bad folder fails fast and costs no thread.
