@@ -1,7 +1,7 @@
 /**
  * The text-encoder fixtures built by test/fixtures/generate-text-encoders.sh (cached under
- * ~/.cache/kserve-ts, keyed by the generator's hash): encoder-mean, encoder-cls,
- * encoder-max, reranker, and the Python side's answers in expected.json. A cold build makes
+ * ~/.cache/kserve-ts, keyed by the generator's hash): TEXT_ENCODERS, reranker, and the
+ * Python side's answers in expected.json. A cold build makes
  * a virtualenv from PyPI (about a minute): call from a beforeAll with a long timeout.
  */
 import { execFile } from 'node:child_process';
@@ -11,13 +11,17 @@ import { promisify } from 'node:util';
 import { memoised } from '../controller/harness/bin-script.js';
 import { ROOT } from './server.js';
 
+/** The embedding folders, one per pooling mode (mean and lasttoken normalised). */
+export const TEXT_ENCODERS = ['encoder-mean', 'encoder-cls', 'encoder-max', 'encoder-sqrt', 'encoder-last'] as const;
+export type TextEncoderName = (typeof TEXT_ENCODERS)[number];
+
 export interface TextExpected {
   readonly max_seq_length: number;
   readonly hidden: number;
   readonly texts: readonly string[];
   readonly ids: readonly (readonly number[])[];
   readonly plain_ids: readonly (readonly number[])[];
-  readonly embeddings: Readonly<Record<'encoder-mean' | 'encoder-cls' | 'encoder-max', readonly (readonly number[])[]>>;
+  readonly embeddings: Readonly<Record<TextEncoderName, readonly (readonly number[])[]>>;
   readonly rerank: {
     readonly query: string;
     readonly documents: readonly string[];

@@ -4,7 +4,7 @@
  * (onnxruntime + numpy pooling) for each pooling mode, rerank orders as the Python logits,
  * the official `openai` client reads the answers, and every refusal is OpenAI's error shape.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -12,10 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlagError } from '../../cli/flags.js';
 import { parseServeArgs } from '../../server/config.js';
 import { type HttpResult, get, json, post } from '../helpers/http.js';
-import { type TestServer, startServer } from '../helpers/server.js';
-import { type TextFixtures, textEncoderFixtures } from '../helpers/text-encoders.js';
-
-const ENCODERS = ['encoder-mean', 'encoder-cls', 'encoder-max'] as const;
+import { type TestServer, fixture, startServer } from '../helpers/server.js';
+import { TEXT_ENCODERS as ENCODERS, type TextFixtures, textEncoderFixtures } from '../helpers/text-encoders.js';
 
 let fx: TextFixtures;
 let repo: string;
@@ -25,6 +23,9 @@ beforeAll(async () => {
   fx = await textEncoderFixtures();
   repo = mkdtempSync(path.join(tmpdir(), 'kserve-ts-openai-'));
   for (const name of [...ENCODERS, 'reranker']) cpSync(path.join(fx.dir, name), path.join(repo, name), { recursive: true });
+  // A plain ONNX graph beside them: served, but not an OpenAI model.
+  mkdirSync(path.join(repo, 'plain'));
+  cpSync(fixture('identity_fp32'), path.join(repo, 'plain', 'model.onnx'));
   // Folders a text model cannot load from: each fails its own load, naming the cause.
   cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'batched'), { recursive: true });
   writeFileSync(path.join(repo, 'batched', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching {}\n');
@@ -208,6 +209,8 @@ describe('the models routes and generation', () => {
     expect(list.data.every((m) => m.object === 'model')).toBe(true);
     expect(json(await get(`${srv.url}/openai/v1/models/encoder-cls`))).toMatchObject({ id: 'encoder-cls', object: 'model' });
     expectOpenAiError(await get(`${srv.url}/openai/v1/models/nope`), 404, 'not_found_error', 'model_not_found');
+    expect(srv.server.repository.state('plain')?.state).toBe('READY');
+    expectOpenAiError(await get(`${srv.url}/openai/v1/models/plain`), 404, 'not_found_error', 'model_not_found');
   });
 
   it.each(['/openai/v1/completions', '/openai/v1/chat/completions'])('%s answers 404 naming where generation belongs', async (route) => {
@@ -247,6 +250,7 @@ describe('bad requests are 400s in OpenAI shape, never a crash', () => {
     ['dimensions past the model', { model: 'encoder-mean', input: 'x', dimensions: 33 }, 'dimensions'],
     ['user not a string', { model: 'encoder-mean', input: 'x', user: 5 }, 'user'],
     ['a rerank model for embeddings', { model: 'reranker', input: 'x' }, 'model'],
+    ['a plain ONNX model', { model: 'plain', input: 'x' }, 'model'],
   ])('embeddings: %s', async (_case, body, param) => {
     expectOpenAiError(await embeddings(body), 400, 'invalid_request_error', 'invalid_input', param);
   });

@@ -56,8 +56,6 @@ export class TextInstance implements ModelInstance {
   readonly #inner: ModelInstance;
   readonly #graphOutput: string;
   readonly #typeIds: boolean;
-  /** Embedding width, known once the first batch ran (graphs leave it dynamic) or from the graph. */
-  #dim: number | undefined;
 
   constructor(files: TextModelFiles, inner: ModelInstance) {
     this.#files = files;
@@ -69,12 +67,12 @@ export class TextInstance implements ModelInstance {
     this.#typeIds = inner.inputs.some((i) => i.name === 'token_type_ids');
     if (files.kind === 'embedding') {
       this.#graphOutput = graphOutput(inner, ['last_hidden_state', 'token_embeddings'], 3);
-      const width = inner.outputs.find((o) => o.name === this.#graphOutput)?.shape[2];
-      this.#dim = width !== undefined && width > 0 ? width : undefined;
+      // The width where the graph declares it; -1 (any) where it leaves it dynamic.
+      const width = inner.outputs.find((o) => o.name === this.#graphOutput)?.shape[2] ?? -1;
       this.platform = TEXT_EMBEDDING_PLATFORM;
       this.inputs = [{ name: T.text, datatype: 'BYTES', shape: [-1] }];
       this.outputs = [
-        { name: T.embedding, datatype: 'FP32', shape: [-1, this.#dim ?? -1] },
+        { name: T.embedding, datatype: 'FP32', shape: [-1, width > 0 ? width : -1] },
         { name: T.promptTokens, datatype: 'INT64', shape: [-1] },
       ];
     } else {
@@ -89,11 +87,6 @@ export class TextInstance implements ModelInstance {
         { name: T.promptTokens, datatype: 'INT64', shape: [-1] },
       ];
     }
-  }
-
-  /** The embedding width (embedding models), once known. */
-  get dimensions(): number | undefined {
-    return this.#dim;
   }
 
   async infer(inputs: readonly Tensor[], outputNames: readonly string[], _signature?: string, context?: InferContext): Promise<Tensor[]> {
@@ -147,7 +140,6 @@ export class TextInstance implements ModelInstance {
       out ??= new Float32Array(encoded.length * dim);
       pool(this.#files.pooling, hidden.data as Float32Array, mask, seq, dim, out, start);
     }
-    this.#dim = dim;
     let vectors = out as Float32Array;
     if (this.#files.normalize) normalizeRows(vectors, dim);
     const keep = this.#dimensionsOf(context, dim);
