@@ -23,6 +23,7 @@ import { clientGone } from './client-gone.js';
 import type { HttpContext } from './context.js';
 import { pathOf } from './errors.js';
 import { requestHeaders } from './model-headers.js';
+import { tagParsedInference } from './request-metrics.js';
 
 const TEXT_PLATFORMS: ReadonlySet<string> = new Set([TEXT_EMBEDDING_PLATFORM, TEXT_RERANK_PLATFORM]);
 
@@ -37,6 +38,7 @@ export function openAiRoutes(ctx: HttpContext) {
   async function run<D extends Decoded>(req: FastifyRequest, reply: FastifyReply, codec: Codec<JsonObject, D, InferResponse, WireMessage>) {
     const doc = parseJsonObject(bodyBytes(req.body));
     const name = requiredString(doc, 'model');
+    tagParsedInference(req, 'openai', name);
     const answer = await dataplane.run({
       name,
       version: undefined,

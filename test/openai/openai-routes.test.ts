@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlagError } from '../../cli/flags.js';
 import { parseServeArgs } from '../../server/config.js';
-import { type HttpResult, get, json, post } from '../helpers/http.js';
+import { type HttpResult, get, json, metricValue, post } from '../helpers/http.js';
 import { type TestServer, fixture, startServer } from '../helpers/server.js';
 import { TEXT_ENCODERS as ENCODERS, type TextFixtures, textEncoderFixtures } from '../helpers/text-encoders.js';
 
@@ -274,6 +274,15 @@ describe('bad requests are 400s in OpenAI shape, never a crash', () => {
 
   it('an unknown model is 404 model_not_found', async () => {
     expectOpenAiError(await embeddings({ model: 'nope', input: 'x' }), 404, 'not_found_error', 'model_not_found', null, /Model with name nope does not exist/);
+  });
+
+  it('are counted in kserve_inference_requests_total under protocol openai, as successes are', async () => {
+    const count = async (status: string) =>
+      metricValue((await get(`${srv.url}/metrics`)).text, 'kserve_inference_requests_total', { model_name: 'encoder-mean', protocol: 'openai', status_code: status });
+    const [ok, bad] = [await count('200'), await count('400')];
+    await embeddings({ model: 'encoder-mean', input: 'x' });
+    await embeddings({ model: 'encoder-mean', input: [] });
+    expect([await count('200'), await count('400')]).toEqual([ok + 1, bad + 1]);
   });
 
   it('the server still serves after all of them', async () => {
