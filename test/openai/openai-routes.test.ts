@@ -31,6 +31,8 @@ beforeAll(async () => {
   writeFileSync(path.join(repo, 'batched', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching {}\n');
   cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'no-pooling'), { recursive: true });
   rmSync(path.join(repo, 'no-pooling', '1_Pooling'), { recursive: true });
+  cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'not-an-encoder'), { recursive: true });
+  cpSync(fixture('add_sub'), path.join(repo, 'not-an-encoder', 'model.onnx'));
   cpSync(path.join(fx.dir, 'reranker'), path.join(repo, 'two-labels'), { recursive: true });
   writeFileSync(
     path.join(repo, 'two-labels', 'config.json'),
@@ -193,6 +195,7 @@ describe('folders a text model cannot load from', () => {
     ['batched', /dynamic_batching is not supported for text models/],
     ['no-pooling', /cannot read 1_Pooling\/config\.json/],
     ['two-labels', /a cross-encoder for rerank has one label; config\.json has 2/],
+    ['not-an-encoder', /the ONNX graph has no input 'input_ids'/],
   ])('%s fails its load, naming the cause, and is not listed', async (name, reason) => {
     const st = srv.server.repository.state(name);
     expect(st?.state).toBe('FAILED');

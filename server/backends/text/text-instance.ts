@@ -13,6 +13,9 @@ import { normalizeRows, pool } from './pooling.js';
 import type { TextModelFiles } from './text-model-files.js';
 import type { Encoded } from './text-tokenizer.js';
 
+/** The graph inputs a text model makes from its tokenizer's output. */
+const FED_INPUTS: ReadonlySet<string> = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
+
 /** Rows per ONNX run: bounds the padded batch a large request builds at once. */
 const CHUNK_ROWS = 32;
 
@@ -64,11 +67,15 @@ export class TextInstance implements ModelInstance {
     for (const required of ['input_ids', 'attention_mask']) {
       if (!inner.inputs.some((i) => i.name === required)) throw new Error(`the ONNX graph has no input '${required}'`);
     }
+    const unfed = inner.inputs.filter((i) => !FED_INPUTS.has(i.name)).map((i) => i.name);
+    if (unfed.length > 0) throw new Error(`the ONNX graph takes inputs a text model does not feed: ${unfed.join(', ')} (it feeds ${[...FED_INPUTS].join(', ')})`);
     this.#typeIds = inner.inputs.some((i) => i.name === 'token_type_ids');
+    this.#graphOutput = files.kind === 'embedding' ? graphOutput(inner, ['last_hidden_state', 'token_embeddings'], 3) : graphOutput(inner, ['logits'], 2);
+    const produced = inner.outputs.find((o) => o.name === this.#graphOutput);
+    if (produced?.datatype !== 'FP32') throw new Error(`the ONNX graph's '${this.#graphOutput}' is ${produced?.datatype ?? 'missing'}; text models read FP32`);
     if (files.kind === 'embedding') {
-      this.#graphOutput = graphOutput(inner, ['last_hidden_state', 'token_embeddings'], 3);
       // The width where the graph declares it; -1 (any) where it leaves it dynamic.
-      const width = inner.outputs.find((o) => o.name === this.#graphOutput)?.shape[2] ?? -1;
+      const width = produced.shape[2] ?? -1;
       this.platform = TEXT_EMBEDDING_PLATFORM;
       this.inputs = [{ name: T.text, datatype: 'BYTES', shape: [-1] }];
       this.outputs = [
@@ -76,7 +83,6 @@ export class TextInstance implements ModelInstance {
         { name: T.promptTokens, datatype: 'INT64', shape: [-1] },
       ];
     } else {
-      this.#graphOutput = graphOutput(inner, ['logits'], 2);
       this.platform = TEXT_RERANK_PLATFORM;
       this.inputs = [
         { name: T.query, datatype: 'BYTES', shape: [1] },
