@@ -23,38 +23,45 @@ export type GrpcCodeValue = (typeof GrpcCode)[keyof typeof GrpcCode];
 interface KindSpec {
   readonly http: number;
   readonly grpc: GrpcCodeValue;
+  /**
+   * The `error.type` of OpenAI's error body (the /openai routes): the classes OpenAI's own API
+   * and its clients know; server faults are `server_error`, as OpenAI answers them.
+   */
+  readonly openai: OpenAiErrorType;
 }
 
+export type OpenAiErrorType = 'invalid_request_error' | 'not_found_error' | 'server_error' | 'service_unavailable_error' | 'timeout_error';
+
 const KINDS = {
-  InvalidInput: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT },
-  ModelNotFound: { http: 404, grpc: GrpcCode.NOT_FOUND },
-  RouteNotFound: { http: 404, grpc: GrpcCode.UNIMPLEMENTED },
-  MethodNotAllowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED },
-  PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED },
-  UriTooLong: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT },
-  ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  InvalidInput: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, openai: 'invalid_request_error' },
+  ModelNotFound: { http: 404, grpc: GrpcCode.NOT_FOUND, openai: 'not_found_error' },
+  RouteNotFound: { http: 404, grpc: GrpcCode.UNIMPLEMENTED, openai: 'not_found_error' },
+  MethodNotAllowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED, openai: 'invalid_request_error' },
+  PayloadTooLarge: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, openai: 'invalid_request_error' },
+  UriTooLong: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT, openai: 'invalid_request_error' },
+  ModelNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE, openai: 'service_unavailable_error' },
   /** Load shedding: the model holds its maximum of queued requests; retry later (REST adds Retry-After). */
-  ModelOverloaded: { http: 503, grpc: GrpcCode.UNAVAILABLE },
-  ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE },
+  ModelOverloaded: { http: 503, grpc: GrpcCode.UNAVAILABLE, openai: 'service_unavailable_error' },
+  ServerNotReady: { http: 503, grpc: GrpcCode.UNAVAILABLE, openai: 'service_unavailable_error' },
   /** The server holds its maximum of request bytes; retry later (REST adds Retry-After). */
-  ServerBusy: { http: 503, grpc: GrpcCode.UNAVAILABLE },
-  NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED },
+  ServerBusy: { http: 503, grpc: GrpcCode.UNAVAILABLE, openai: 'service_unavailable_error' },
+  NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED, openai: 'invalid_request_error' },
   /** The request was not received in time (a stalled body or message): the connection or call is closed. */
-  RequestTimeout: { http: 408, grpc: GrpcCode.DEADLINE_EXCEEDED },
+  RequestTimeout: { http: 408, grpc: GrpcCode.DEADLINE_EXCEEDED, openai: 'timeout_error' },
   /**
    * The client went away (closed the connection, cancelled the call, or its gRPC deadline
    * passed) before its inference ran: the queued work is dropped. Nobody reads the answer;
    * 499 is the status proxies log for it.
    */
-  Cancelled: { http: 499, grpc: GrpcCode.CANCELLED },
-  InferenceError: { http: 500, grpc: GrpcCode.INTERNAL },
-  Internal: { http: 500, grpc: GrpcCode.INTERNAL },
+  Cancelled: { http: 499, grpc: GrpcCode.CANCELLED, openai: 'invalid_request_error' },
+  InferenceError: { http: 500, grpc: GrpcCode.INTERNAL, openai: 'server_error' },
+  Internal: { http: 500, grpc: GrpcCode.INTERNAL, openai: 'server_error' },
   /** Transformer mode: the predictor could not be reached (refused, unknown host, reset before it answered). */
-  PredictorUnreachable: { http: 502, grpc: GrpcCode.UNAVAILABLE },
+  PredictorUnreachable: { http: 502, grpc: GrpcCode.UNAVAILABLE, openai: 'server_error' },
   /** Transformer mode: the predictor did not answer within --predictor_request_timeout_seconds. */
-  PredictorTimeout: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED },
+  PredictorTimeout: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED, openai: 'timeout_error' },
   /** Transformer mode: the predictor failed (a 5xx of its own) or answered something that is not its protocol. */
-  PredictorError: { http: 502, grpc: GrpcCode.INTERNAL },
+  PredictorError: { http: 502, grpc: GrpcCode.INTERNAL, openai: 'server_error' },
 } as const satisfies Record<string, KindSpec>;
 
 export type ErrorKind = keyof typeof KINDS;
@@ -78,10 +85,13 @@ export interface WireError {
 
 export class KServeError extends Error {
   readonly kind: ErrorKind;
-  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+  /** The request field at fault, where one is (OpenAI's `error.param`, e.g. `input`). */
+  readonly param: string | undefined;
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; param?: string }) {
     super(message, options);
     this.name = 'KServeError';
     this.kind = kind;
+    this.param = options?.param;
   }
   get httpStatus(): number {
     return KINDS[this.kind].http;
@@ -89,10 +99,21 @@ export class KServeError extends Error {
   get grpcCode(): GrpcCodeValue {
     return KINDS[this.kind].grpc;
   }
+  get openaiType(): OpenAiErrorType {
+    return KINDS[this.kind].openai;
+  }
 }
 
 export const errors = {
   invalidInput: (reason: string) => new KServeError('InvalidInput', reason),
+  /** Bad input in one named field of a request (OpenAI's `param`): `input`, `documents[2]`. */
+  invalidParam: (param: string, reason: string) => new KServeError('InvalidInput', reason, { param }),
+  /** An OpenAI generation route (completions, chat): this server serves encoders only. */
+  generationNotServed: (path: string) =>
+    new KServeError(
+      'RouteNotFound',
+      `${path} is not served: this server serves encoder models (embeddings, rerank), not text generation; serve generative models with a generation runtime such as vLLM (KServe's huggingfaceserver with its vLLM backend, or llm-d).`,
+    ),
   modelNotFound: (name: string) => new KServeError('ModelNotFound', `Model with name ${name} does not exist.`),
   modelVersionNotFound: (name: string, version: string) => new KServeError('ModelNotFound', `Model with name ${name} and version ${version} does not exist.`),
   modelNotReady: (name: string, detail?: string) => new KServeError('ModelNotReady', `Model with name ${name} is not ready.${detail ? ` ${detail}` : ''}`),

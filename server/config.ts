@@ -21,6 +21,8 @@ export interface ServerConfig {
   readonly grpcPort: number;
   readonly enableGrpc: boolean;
   readonly enableDocsUrl: boolean;
+  /** Prefix of the OpenAI-compatible routes (`/openai`, KServe's default); undefined: not served. */
+  readonly openaiRoutePrefix: string | undefined;
   readonly workers: number;
   readonly modelName: string;
   readonly modelDir: string | undefined;
@@ -85,6 +87,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { name: 'grpc_port', kind: 'int', dflt: '8081', help: 'gRPC port' },
   { name: 'enable_grpc', kind: 'bool', dflt: 'true', help: 'serve the V2 gRPC protocol' },
   { name: 'enable_docs_url', kind: 'bool', dflt: 'false', help: 'serve Swagger UI at /docs' },
+  {
+    name: 'openai_route_prefix',
+    kind: 'string',
+    dflt: 'openai',
+    placeholder: 'PREFIX',
+    help: "path prefix of the OpenAI-compatible routes (/PREFIX/v1/embeddings, rerank, models; env KSERVE_OPENAI_ROUTE_PREFIX, as KServe's); 'none' turns them off",
+  },
   { name: 'workers', kind: 'int', dflt: '1', help: 'server processes sharing the ports; operator threads are divided among them' },
   { name: 'model_name', kind: 'string', dflt: 'model', placeholder: 'NAME', help: 'name of the model in --model_dir' },
   { name: 'model_dir', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' },
@@ -210,6 +219,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     grpcPort: port('grpc_port'),
     enableGrpc: flags.bool('enable_grpc'),
     enableDocsUrl: flags.bool('enable_docs_url'),
+    openaiRoutePrefix: openAiPrefix(flags.given('openai_route_prefix') ? get('openai_route_prefix') : (env['KSERVE_OPENAI_ROUTE_PREFIX'] ?? get('openai_route_prefix'))),
     workers,
     modelName: get('model_name'),
     modelDir,
@@ -232,6 +242,18 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
     flags,
   };
   return { config: Object.freeze(config), warnings: flags.warnings, help: flags.help };
+}
+
+/**
+ * `openai` → `/openai`. An empty prefix would put `/v1/models` on top of V1's model list, so
+ * it is refused rather than letting one route shadow the other.
+ */
+function openAiPrefix(value: string): string | undefined {
+  if (value === 'none') return undefined;
+  const trimmed = value.replace(/^\/+|\/+$/g, '');
+  if (trimmed === '') throw new FlagError("--openai_route_prefix must not be empty: /v1/models is V1's model list; give a prefix or 'none'");
+  if (!/^[\w.~-]+(\/[\w.~-]+)*$/.test(trimmed)) throw new FlagError(`--openai_route_prefix must be a URL path, got '${value}'`);
+  return `/${trimmed}`;
 }
 
 export function helpText(backendFlags: readonly FlagSpec[]): string {

@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type Stage = 'preprocess' | 'predict' | 'postprocess' | 'explain';
-export type Protocol = 'v1' | 'v2' | 'grpc';
+export type Protocol = 'v1' | 'v2' | 'grpc' | 'openai';
 /** What became of a request-logger event (server/request-logger/). */
 const LOGGER_OUTCOMES = ['sent', 'dropped', 'failed_status', 'failed_timeout', 'failed_connection'] as const;
 export type LoggerOutcome = (typeof LOGGER_OUTCOMES)[number];

@@ -10,6 +10,7 @@ import { BackendSettings } from './backend/backend-settings.js';
 import type { ProvidedModel } from './backend/backend.js';
 import { customBackend } from './backends/custom/custom-backend.js';
 import { onnxBackend } from './backends/onnx/onnx-backend.js';
+import { textBackend } from './backends/text/text-backend.js';
 import { tensorflowBackend } from './backends/tensorflow/tf-backend.js';
 import type { ServerConfig } from './config.js';
 import { DataPlane } from './dataplane.js';
@@ -49,9 +50,9 @@ export interface ModelServer {
   close(delayMs?: number): Promise<void>;
 }
 
-/** The default backend set; a model folder goes to the first whose `detect` matches. */
+/** The default backend set; a model folder goes to the first whose `detect` matches (text before onnx: both find model.onnx). */
 export function defaultBackends(): BackendRegistry {
-  return new BackendRegistry().register(onnxBackend).register(tensorflowBackend).register(customBackend);
+  return new BackendRegistry().register(textBackend).register(onnxBackend).register(tensorflowBackend).register(customBackend);
 }
 
 /** A provided model named --model_name owns --model_dir (custom backend), so the folder is not loaded as a file model. */
@@ -135,6 +136,7 @@ export async function createServer(
       dataplane,
       metrics,
       enableDocsUrl: config.enableDocsUrl,
+      openaiRoutePrefix: config.openaiRoutePrefix,
       logger,
       bodyLimit: config.restMaxBodyBytes,
       limits: config.limits,

@@ -14,6 +14,7 @@ import { parseServeArgs } from '../server/config.js';
 import { type ModelServer, createServer, defaultBackends } from '../server/server.js';
 import { TF_FIXTURES } from '../server/backends/tensorflow/tf-fixtures.test-helper.js';
 import { fixture } from './helpers/server.js';
+import { textEncoderFixtures } from './helpers/text-encoders.js';
 
 const param = (key: string, value: string) => `parameters { key: "${key}" value: { string_value: "${value}" } }\n`;
 
@@ -33,6 +34,9 @@ describe('backend-owned options', () => {
   };
 
   beforeAll(async () => {
+    // A text model's graph runs in an onnx instance: the onnx flags and parameters are its own.
+    cpSync(path.join((await textEncoderFixtures()).dir, 'encoder-cls'), path.join(dir, 'text_ok'), { recursive: true });
+    writeFileSync(path.join(dir, 'text_ok', 'config.pbtxt'), param('intra_op_thread_count', '1'));
     onnxModel('onnx_ok', param('intra_op_thread_count', '1') + param('execution_providers', 'cpu'));
     onnxModel('onnx_foreign', param('saved_model_tags', 'serve'));
     onnxModel('onnx_bad_value', param('inter_op_thread_count', 'many'));
@@ -48,7 +52,7 @@ describe('backend-owned options', () => {
     const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(JSON.parse(c.toString()) as Record<string, unknown>), cb()) }));
     server = await createServer(config, logger, { backends, defaultMetrics: false });
     await server.repository.loadStartupModels();
-  }, 120_000);
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -58,6 +62,7 @@ describe('backend-owned options', () => {
     expect(server.repository.state('onnx_ok')?.state).toBe('READY');
     expect(server.repository.state('tf_ok')?.state).toBe('READY');
     expect(server.repository.state('tf_ok_too')?.state).toBe('READY');
+    expect(server.repository.state('text_ok')?.state).toBe('READY');
   });
 
   it.each([
@@ -84,5 +89,6 @@ describe('backend-owned options', () => {
   it('never notices a flag nobody gave, nor one for the backend that owns it', () => {
     expect(lines.filter((l) => l['flag'] === '--execution_providers')).toEqual([]);
     expect(lines.filter((l) => l['backend'] === 'onnx' && typeof l['flag'] === 'string')).toEqual([]);
+    expect(lines.filter((l) => l['backend'] === 'text' && typeof l['flag'] === 'string')).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ export class BackendSettings {
 
   #noticeForeignFlags(backend: Backend, logger: Logger): void {
     for (const [owner, names] of this.#given) {
-      if (owner === backend.name) continue;
+      if (owner === backend.name || owner === backend.flagsOf) continue;
       for (const name of names) {
         const key = `${name}\u0000${backend.name}`;
         if (this.#noticed.has(key)) continue;

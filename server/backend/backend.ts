@@ -115,8 +115,9 @@ export interface ModelInstance {
    */
   healthy?(): boolean;
   /**
-   * True for instances that declare no inputs and check requests themselves (SDK models
-   * without getInputTypes): the scope then skips validation against `inputs`/`outputs`.
+   * True for instances that check requests themselves: SDK models without getInputTypes
+   * (they declare no inputs), text models (they take `text` or token ids instead, see
+   * protocols/openai/text-tasks.ts). The scope then skips validation against `inputs`/`outputs`.
    */
   readonly validatesOwnInputs?: boolean;
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
@@ -150,6 +151,12 @@ export interface Backend<Settings = unknown, Options = unknown> {
   /** Other names that select this backend: Triton `platform`/`backend` values. */
   readonly aliases: readonly string[];
   readonly flags: readonly FlagSpec[];
+  /**
+   * The backend whose flags this one reads as its own, for a backend that runs its models
+   * through another (the text backend's graphs run in onnx instances): that backend's flags
+   * are not reported as not applying to this one's models.
+   */
+  readonly flagsOf?: string;
   /**
    * What of config.pbtxt's `instance_group` this backend honours. `multiple`: `load` may be
    * called several times for one version, each call an independent instance that runs in

@@ -14,11 +14,13 @@ import { clientErrorHandler } from './client-errors.js';
 import { limitConnections } from './connection-limit.js';
 import { LimitLog } from '../limit-log.js';
 import type { HttpContext } from './context.js';
+import { errorBodyFor } from './error-body.js';
 import { registerErrorHandlers } from './errors.js';
 import { collectRoutes } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { type TlsFiles, createHttpsServer, watchTlsFiles } from './tls.js';
 import { registerRequestMetrics } from './request-metrics.js';
+import { openAiRoutes } from './routes-openai.js';
 import { opsRoutes } from './routes-ops.js';
 import { repositoryRoutes } from './routes-repository.js';
 import { configRoutes } from './routes-config.js';
@@ -110,7 +112,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const bodies = limitBodyBytesInFlight(app, limits.restMaxInflightBodyBytes, limitLog);
   if (bodies !== undefined) opts.metrics.trackHeldRequestBytes('rest', () => bodies.held);
   registerBodyParsers(app, opts.bodyLimit, limits.restMaxJsonBytes);
-  registerErrorHandlers(app, opts.bodyLimit);
+  registerErrorHandlers(app, opts.bodyLimit, errorBodyFor(opts.openaiRoutePrefix));
   registerRequestMetrics(app, opts.metrics, (name) => opts.dataplane.knows(name));
   if (opts.accessLogFormat !== undefined) registerAccessLog(app, opts.logger, opts.accessLogFormat);
   // While draining, answer in-flight requests with `Connection: close` so keep-alive
@@ -136,6 +138,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   await app.register(repositoryRoutes(opts));
   await app.register(configRoutes(opts));
   await app.register(statsRoutes(opts));
+  if (opts.openaiRoutePrefix !== undefined) await app.register(openAiRoutes(opts), { prefix: opts.openaiRoutePrefix });
   routes.register(app);
   await app.ready();
   return app;

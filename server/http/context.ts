@@ -9,4 +9,6 @@ export interface HttpContext {
   readonly enableDocsUrl: boolean;
   /** Timeouts, sizes, what a request may declare (server/limits.ts); defaults when absent. */
   readonly limits?: ServerLimits | undefined;
+  /** Where the OpenAI-compatible routes live (`/openai`; --openai_route_prefix); absent: not served. */
+  readonly openaiRoutePrefix?: string | undefined;
 }

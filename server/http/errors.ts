@@ -1,9 +1,11 @@
 /**
- * Maps anything thrown in a route to the catalogue's HTTP status and an `{"error": msg}`
- * body. Stacks go to the log, never to the client.
+ * Maps anything thrown in a route to the catalogue's HTTP status and the body of the API the
+ * path belongs to (error-body.ts: KServe's `{"error": msg}`, or OpenAI's shape under its
+ * prefix). Stacks go to the log, never to the client.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { KServeError, errors, toKServeError } from '../../protocols/errors.js';
+import type { ErrorBody } from './error-body.js';
 
 function fromFastify(err: FastifyError, bodyLimit: number): KServeError | undefined {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.payloadTooLarge(bodyLimit);
@@ -19,7 +21,7 @@ export function pathOf(url: string): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number, bodyFor: (path: string) => ErrorBody): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const kerr = err instanceof KServeError ? err : (fromFastify(err, bodyLimit) ?? toKServeError(err));
     if (kerr.kind === 'Internal' || kerr.kind === 'InferenceError') {
@@ -31,13 +33,11 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
     void reply
       .code(kerr.httpStatus)
       .type('application/json')
-      .send(JSON.stringify({ error: kerr.message }));
+      .send(bodyFor(pathOf(request.url))(kerr));
   });
   app.setNotFoundHandler((request, reply) => {
-    const kerr = errors.routeNotFound(request.method, pathOf(request.url));
-    void reply
-      .code(kerr.httpStatus)
-      .type('application/json')
-      .send(JSON.stringify({ error: kerr.message }));
+    const path = pathOf(request.url);
+    const kerr = errors.routeNotFound(request.method, path);
+    void reply.code(kerr.httpStatus).type('application/json').send(bodyFor(path)(kerr));
   });
 }

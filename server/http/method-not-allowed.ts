@@ -37,13 +37,10 @@ export function collectRoutes(app: FastifyInstance): MethodRoutes {
           url,
           // Not an operation of the API: kept out of the OpenAPI document.
           schema: { hide: true },
+          // Thrown, not sent: the error handler writes the body of the API the path belongs to.
           handler: async (request, reply) => {
-            const err = errors.methodNotAllowed(request.method, request.url, allow);
-            return reply
-              .code(err.httpStatus)
-              .header('allow', allow)
-              .type('application/json')
-              .send(JSON.stringify({ error: err.message }));
+            void reply.header('allow', allow);
+            throw errors.methodNotAllowed(request.method, request.url, allow);
           },
         });
       }

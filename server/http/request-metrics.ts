@@ -24,6 +24,14 @@ export function tagInference(protocol: Protocol, modelOf: (request: FastifyReque
 }
 
 /**
+ * Tags a request whose model only its body names (the OpenAI routes), once the handler has
+ * read it: a body the parser rejects is not counted there, having no model to count under.
+ */
+export function tagParsedInference(request: FastifyRequest, protocol: Protocol, model: string): void {
+  tags.set(request, { model, protocol });
+}
+
+/**
  * Requests for models the server does not know are not counted: model names come from
  * clients, and each new label value would be a new series kept for the process lifetime.
  */
