@@ -6,24 +6,15 @@
  * it is not served. (The name is the contract's: the server imports nothing from the
  * storage-initializer.)
  */
-import { access } from 'node:fs/promises';
 import path from 'node:path';
+import { fileExists } from '../file-exists.js';
 
 export const COMMIT_MARKER = '.storage-initializer-commit';
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Throws, naming the folder and what to do, when one of `folders` holds the marker. */
 export async function refuseInterruptedDownload(folders: readonly string[]): Promise<void> {
   for (const folder of new Set(folders)) {
-    if (await exists(path.join(folder, COMMIT_MARKER))) {
+    if (await fileExists(path.join(folder, COMMIT_MARKER))) {
       throw new Error(
         `${folder} holds ${COMMIT_MARKER}: a storage-initializer run was interrupted while moving a model into it, so it may hold part of the previous model and part of the new one; run the storage-initializer into it again (it finishes the move) before serving it`,
       );

@@ -7,21 +7,12 @@
  *
  * Registered before `onnx`: a folder with tokenizer.json is a text model, not a bare graph.
  */
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../../backend/backend.js';
 import { onnxBackend } from '../onnx/onnx-backend.js';
 import type { OnnxOptions, OnnxSettings } from '../onnx/onnx-options.js';
 import { ONNX_PATHS, TOKENIZER_FILE } from './text-layout.js';
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { fileExists } from '../../file-exists.js';
 
 export const textBackend: Backend<OnnxSettings, OnnxOptions> = {
   name: 'text',
@@ -36,7 +27,7 @@ export const textBackend: Backend<OnnxSettings, OnnxOptions> = {
     if (!files.includes(TOKENIZER_FILE)) return undefined;
     for (const rel of ONNX_PATHS) {
       const file = path.join(dir, rel);
-      if (await exists(file)) return file;
+      if (await fileExists(file)) return file;
     }
     return undefined;
   },
