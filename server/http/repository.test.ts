@@ -162,7 +162,7 @@ describe('load and unload at runtime', () => {
 
   it('a folder without a model file fails the load with a clear cause', async () => {
     mkdirSync(path.join(repo.dir, 'empty'));
-    expectError(await load('empty'), 503, /^Model with name empty is not ready\. no model file for backend\(s\) onnx, tensorflow, custom found/);
+    expectError(await load('empty'), 503, /^Model with name empty is not ready\. no model file for backend\(s\) text, onnx, tensorflow, custom found/);
   });
 });
 

@@ -70,7 +70,9 @@ function validateHpa(c: ComponentExtensionSpec, ctx: ComponentContext, where: st
   (c.autoScaling?.metrics ?? []).forEach((m, i) => {
     const at = `${field}.autoScaling.metrics[${i}]`;
     if (m.type !== 'Resource') {
-      problems.push(`${at}: invalid HPA metric source type with value [${m.type}],valid metric source types are Resource (External and PodMetric need the keda autoscaler class)`);
+      problems.push(
+        `${at}: invalid HPA metric source type with value [${typeof m.type === 'string' ? m.type : ''}],valid metric source types are Resource (External and PodMetric need the keda autoscaler class)`,
+      );
     } else if (!m.resource) {
       problems.push(`${at}: metricSpec.Resource is not set for resource metric source type`);
     } else {
