@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 
 export type HashAlgorithm = 'md5' | 'crc32c';
 
-/** Slicing-by-8 tables: 8 × 256 entries, one byte of input per table per step. */
+/** Slicing-by-8 tables: 8 × 256 entries, one byte of input per table per step; table s is table s-1 advanced by one zero byte through table 0. */
 const CRC32C_TABLES = (() => {
   const t = Array.from({ length: 8 }, () => new Uint32Array(256));
   for (let i = 0; i < 256; i++) {
@@ -16,7 +16,7 @@ const CRC32C_TABLES = (() => {
     t[0]![i] = c >>> 0;
   }
   for (let i = 0; i < 256; i++) {
-    for (let s = 1; s < 8; s++) t[s]![i] = (t[s - 1]![t[s - 1]![i]! & 0xff]! ^ (t[s - 1]![i]! >>> 8)) >>> 0;
+    for (let s = 1; s < 8; s++) t[s]![i] = (t[0]![t[s - 1]![i]! & 0xff]! ^ (t[s - 1]![i]! >>> 8)) >>> 0;
   }
   return t;
 })();

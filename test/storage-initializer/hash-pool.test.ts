@@ -81,6 +81,24 @@ describe('digests', () => {
     expect(d.digest()).toBe(want);
   });
 
+  // RFC 3720 B.4's vectors and the check value, fed whole and in pieces of every size up to 17:
+  // the slicing-by-8 tables are used only for runs of eight bytes or more.
+  it.each([
+    ['32 zero bytes', Buffer.alloc(32), 0x8a9136aa],
+    ['32 bytes of 0xff', Buffer.alloc(32, 0xff), 0x62a8ab43],
+    ['32 incrementing bytes', Buffer.from(Array.from({ length: 32 }, (_, i) => i)), 0x46dd794e],
+    ['32 decrementing bytes', Buffer.from(Array.from({ length: 32 }, (_, i) => 31 - i)), 0x113fdb5c],
+    ['"123456789"', Buffer.from('123456789'), 0xe3069283],
+  ] as const)('crc32c of %s in pieces of any size', (_name, input, want) => {
+    const expected = Buffer.alloc(4);
+    expected.writeUInt32BE(want);
+    for (let piece = 1; piece <= 17; piece++) {
+      const d = makeDigest('crc32c');
+      for (let i = 0; i < input.length; i += piece) d.update(input.subarray(i, i + piece));
+      expect(d.digest(), `pieces of ${piece}`).toBe(expected.toString('base64'));
+    }
+  });
+
   it('uses one to four workers by core count', () => {
     expect([1, 2, 3, 4, 8, 64].map(hashWorkers)).toEqual([1, 1, 1, 2, 4, 4]);
   });
