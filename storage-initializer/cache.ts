@@ -13,7 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
-import { CACHE_TEMP_PREFIX, evictLeastRecentlyUsed } from './cache-eviction.js';
+import { CACHE_TEMP_PREFIX, collectLeftovers, evictLeastRecentlyUsed } from './cache-eviction.js';
 import type { RemoteObject } from './provider.js';
 
 export function cacheKey(uri: string, filters: readonly string[], objects: readonly RemoteObject[]): string | undefined {
@@ -93,6 +93,7 @@ export async function cacheStore(cacheDir: string, key: string, from: string, ma
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
   }
+  await collectLeftovers(cacheDir).catch(() => undefined);
   if (maxBytes === undefined) return [];
   try {
     return await evictLeastRecentlyUsed(cacheDir, maxBytes, key);

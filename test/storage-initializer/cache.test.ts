@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheHit, cacheStore } from '../../storage-initializer/cache.js';
-import { evictLeastRecentlyUsed } from '../../storage-initializer/cache-eviction.js';
+import { collectLeftovers, evictLeastRecentlyUsed, LEFTOVER_TEMP_AGE_MS } from '../../storage-initializer/cache-eviction.js';
 import { cacheSettings } from '../../storage-initializer/cache-settings.js';
 import { StorageError } from '../../storage-initializer/errors.js';
 import { cleanup, listFiles, tempDir } from './helpers.js';
@@ -32,6 +32,51 @@ function entry(cache: string, key: string, bytes: number, ageS: number): void {
 }
 
 const entriesOf = (cache: string) => readdirSync(cache).sort();
+
+/** Sets the modification time of `dir` and everything below it to `ageS` seconds ago. */
+function age(dir: string, ageS: number): void {
+  const t = new Date(Date.now() - ageS * 1000);
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) age(p, ageS);
+    else utimesSync(p, t, t);
+  }
+  utimesSync(dir, t, t);
+}
+
+describe('collectLeftovers (what killed writers and evictors leave)', () => {
+  const hourS = LEFTOVER_TEMP_AGE_MS / 1000;
+
+  it('removes .evict- folders and .tmp- folders untouched for the age; keeps entries and temp folders still changing', async () => {
+    const cache = tmp();
+    entry(cache, '.evict-fresh', 1000, 0);
+    entry(cache, '.tmp-1-dead', 1000, 0);
+    age(path.join(cache, '.tmp-1-dead'), hourS + 60);
+    // An old folder whose one file is still being written belongs to a live writer.
+    entry(cache, '.tmp-2-live', 1000, 0);
+    age(path.join(cache, '.tmp-2-live'), hourS + 60);
+    writeFileSync(path.join(cache, '.tmp-2-live', 'sub', 'meta.txt'), 'still writing');
+    entry(cache, 'old-entry', 1000, 0);
+    age(path.join(cache, 'old-entry'), 10 * hourS);
+
+    expect((await collectLeftovers(cache)).sort()).toEqual(['.evict-fresh', '.tmp-1-dead']);
+    expect(entriesOf(cache)).toEqual(['.tmp-2-live', 'old-entry']);
+    // The same folder is collected once its writer has been silent for the age.
+    expect(await collectLeftovers(cache, Date.now() + LEFTOVER_TEMP_AGE_MS)).toEqual(['.tmp-2-live']);
+    expect(entriesOf(cache)).toEqual(['old-entry']);
+  });
+
+  it('every store collects them, with or without a bound', async () => {
+    const cache = tmp();
+    entry(cache, '.evict-x', 1000, 0);
+    entry(cache, '.tmp-9-dead', 1000, 0);
+    age(path.join(cache, '.tmp-9-dead'), hourS + 60);
+    const from = tmp();
+    writeFileSync(path.join(from, 'model.onnx'), 'onnx');
+    expect(await cacheStore(cache, 'k', from)).toEqual([]);
+    expect(entriesOf(cache)).toEqual(['k']);
+  });
+});
 
 describe('evictLeastRecentlyUsed', () => {
   it('removes the least recently used entries until the rest fit, never the one kept', async () => {
