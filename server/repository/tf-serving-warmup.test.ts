@@ -170,6 +170,10 @@ describe('TF Serving warm-up records (assets.extra/tf_serving_warmup_requests)',
     await expect(load(backend, version(tfRecords([good, wrong])))).rejects.toThrow(
       "warm-up record 1 of assets.extra/tf_serving_warmup_requests failed: input 'x': datatype INT32 does not match the model's FP32",
     );
+    const filtered = predictLog({ x: { dtype: DT.FLOAT, tensor_shape: shape(1, 2) }, n: { dtype: DT.INT64, tensor_shape: shape(1) } }, { output_filter: ['w'] });
+    await expect(load(backend, version(tfRecords([filtered])))).rejects.toThrow(
+      "record 0 of assets.extra/tf_serving_warmup_requests failed: output 'w' is not an output of the model; outputs: y, z",
+    );
     const named = predictLog({ x: { dtype: DT.FLOAT, tensor_shape: shape(1, 2) } }, { signature_name: 'nope' });
     await expect(load(backend, version(tfRecords([named])))).rejects.toThrow(/record 0 .* failed: Serving signature name: "nope" not found/);
   });

@@ -23,7 +23,8 @@ for (const p of [
   { path: 'portable', suffix: '_tfjs', versionDir: '', enabled: true },
   { path: 'native (SavedModel)', suffix: '', versionDir: '1', enabled: native.available },
 ] as const) {
-  describe.skipIf(!p.enabled)(`TF Serving warm-up records, ${p.path} path`, () => {
+  // The reason is in the title, so a run without the native binding says why it skipped.
+  describe.skipIf(!p.enabled)(`TF Serving warm-up records, ${p.path} path${p.enabled || native.available ? '' : ` (${native.reason})`}`, () => {
     let s: TestServer;
     let repo: ReturnType<typeof tfRepository>;
     const lines: string[] = [];
