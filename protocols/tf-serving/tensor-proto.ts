@@ -7,6 +7,7 @@
  */
 import { allocate, datatypeInfo, type DatatypeInfo } from '../datatypes.js';
 import { MAX_RANK } from '../limits.js';
+import { LITTLE_ENDIAN_HOST } from '../grpc/wire/host.js';
 import { Wire, type WireReader } from '../grpc/wire/reader.js';
 import type { Tensor } from '../tensor.js';
 import { tfDataType, type ValField } from './data-type.js';
@@ -100,7 +101,10 @@ function fromContent(info: DatatypeInfo, content: Buffer, count: number, where: 
   if (content.length !== need) throw new Error(`${where}: tensor_content holds ${content.length} bytes, the shape needs ${need}`);
   const data = allocate(info, count);
   // A copy, aligned for the typed array (the view on the file may not be).
-  new Uint8Array(data.buffer).set(content);
+  const bytes = new Uint8Array(data.buffer);
+  bytes.set(content);
+  // tensor_content is little-endian: a big-endian host swaps each element.
+  if (!LITTLE_ENDIAN_HOST && info.byteSize > 1) for (let o = 0; o < bytes.length; o += info.byteSize) bytes.subarray(o, o + info.byteSize).reverse();
   return data;
 }
 
