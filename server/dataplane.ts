@@ -118,9 +118,14 @@ export class DataPlane {
     return this.#repository.servedVersions(name, version).map((v) => v.statistics.document(v.modelName, v.version ?? ''));
   }
 
-  /** The default version as codecs see it (e.g. TF Serving's metadata); throws like modelMetadata. */
-  modelView(name: string): ModelView {
-    return viewOf(name, this.#repository.peek(name));
+  /** The given (or default) version as codecs see it (e.g. TF Serving's metadata); throws like modelMetadata. */
+  modelView(name: string, version?: string): ModelView {
+    return viewOf(name, this.#repository.peek(name, version));
+  }
+
+  /** One version's state (a number or a label), for TF Serving's model status API; see ModelRepository.versionStatus. */
+  versionStatus(name: string, selector: string): { version: string; state: ModelState; reason: string | undefined } {
+    return this.#repository.versionStatus(name, selector);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * The digests a store declares, computed incrementally: MD5 (S3 single-part ETags, Azure
  * Content-MD5, GCS md5Hash) and CRC32C (GCS, base64 big-endian). Used by the hash worker
- * (hash-worker.ts), never on the download's event loop.
+ * (hash-worker.ts), never on the download's event loop. `crc32c` is the same CRC as a number,
+ * for the model repository's TFRecord framing (server/repository/tfrecord.ts).
  */
 import { createHash } from 'node:crypto';
 
@@ -43,9 +44,13 @@ class Crc32c implements Digest {
     this.crc = crc >>> 0;
   }
 
+  value(): number {
+    return ~this.crc >>> 0;
+  }
+
   digest(): string {
     const out = Buffer.alloc(4);
-    out.writeUInt32BE(~this.crc >>> 0);
+    out.writeUInt32BE(this.value());
     return out.toString('base64');
   }
 }
@@ -54,4 +59,11 @@ export function makeDigest(algorithm: HashAlgorithm): Digest {
   if (algorithm === 'crc32c') return new Crc32c();
   const h = createHash('md5');
   return { update: (c) => h.update(c), digest: () => h.digest('hex') };
+}
+
+/** The CRC32C (Castagnoli) of `bytes`, as an unsigned 32-bit number. */
+export function crc32c(bytes: Uint8Array): number {
+  const c = new Crc32c();
+  c.update(bytes);
+  return c.value();
 }

@@ -166,6 +166,12 @@ export interface Backend<Settings = unknown, Options = unknown> {
    * for a GPU, naming the field.
    */
   readonly instanceGroups?: { readonly multiple: boolean; readonly gpu: boolean };
+  /**
+   * True: the repository runs TF Serving's warm-up records
+   * (`<version>/assets.extra/tf_serving_warmup_requests`) on every instance before the
+   * version is served, after config.pbtxt's `model_warmup`. Absent: the file is ignored.
+   */
+  readonly tfServingWarmup?: boolean;
   settings(flags: Flags): Settings;
   /**
    * Process-wide set-up, called on the main thread by createServer before any model loads or

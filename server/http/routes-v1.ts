@@ -1,6 +1,7 @@
 /** KServe V1 protocol routes. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v1DialectFor } from '../../protocols/v1/dialects.js';
+import { modelStatusDocument } from '../../protocols/v1/model-status.js';
 import { errors } from '../../protocols/errors.js';
 import { type Verb, explain as explainVerb, infer as inferVerb } from '../pipeline/verbs.js';
 import type { Codec, Decoded } from '../pipeline/codec.js';
@@ -10,7 +11,7 @@ import type { HttpContext } from './context.js';
 import { type RestMessage, v1ExplainCodec, v1PredictCodec } from './infer-codecs.js';
 import { requestHeaders } from './model-headers.js';
 import { sendAnswer } from './send-answer.js';
-import { docs, modelParams } from './schemas.js';
+import { docs, modelParams, selectorParams } from './schemas.js';
 import { tagInference } from './request-metrics.js';
 
 type NameParams = { Params: { name: string } };
@@ -117,6 +118,34 @@ export function v1Routes(ctx: HttpContext) {
         if (refused !== undefined) throw errors.invalidInput(refused);
         const { name } = req.params;
         return verb === 'predict' ? run(req, reply, name, inferVerb, predictCodec, selector) : run(req, reply, name, explainVerb, explainCodec, selector);
+      });
+
+      /** The selector of a GET route, checked as the predict routes check it; `name:verb` is no GET route. */
+      const selectorOf = (req: FastifyRequest<VersionTargetParams>): string => {
+        const { target } = req.params;
+        if (target.includes(':')) throw errors.routeNotFound(req.method, req.url);
+        const refused = refuse(target);
+        if (refused !== undefined) throw errors.invalidInput(refused);
+        return target;
+      };
+      // TF Serving's model status API; `GET /v1/models/{m}` stays KServe's readiness answer.
+      const statusRoute = {
+        schema: { summary: `Model status of a ${what} (TF Serving)`, params: selectorParams },
+        config: { docs: docs.okOrModelError(docs.ref('ModelVersionStatus')) },
+      };
+      app.get<VersionTargetParams>(`/v1/models/:name/${segment}/:target`, statusRoute, async (req) => {
+        const status = dataplane.versionStatus(req.params.name, selectorOf(req));
+        return modelStatusDocument(status.version, status.state, status.reason);
+      });
+      const versionMetadataRoute = {
+        schema: { summary: `TF Serving's signature metadata of a ${what}`, params: selectorParams },
+        config: { docs: docs.okOrModelError({ type: 'object' }) },
+      };
+      app.get<VersionTargetParams>(`/v1/models/:name/${segment}/:target/metadata`, versionMetadataRoute, async (req) => {
+        const model = dataplane.modelView(req.params.name, selectorOf(req));
+        const dialect = v1DialectFor(model.platform);
+        if (dialect.metadata === undefined) throw errors.routeNotFound(req.method, req.url);
+        return dialect.metadata(model);
       });
     }
   };

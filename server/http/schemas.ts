@@ -22,6 +22,12 @@ const version = { type: 'string', description: 'model version: a number, e.g. "1
 /** Path parameters: `:name` and `:name` + `:version` (validated). */
 export const modelParams = { type: 'object', required: ['name'], properties: { name } } as const;
 export const versionParams = { type: 'object', required: ['name', 'version'], properties: { name, version } } as const;
+/** TF Serving's `/versions/{v}` and `/labels/{l}` GET routes: the selector is checked by the route, which says which kind it must be. */
+export const selectorParams = {
+  type: 'object',
+  required: ['name', 'target'],
+  properties: { name, target: { type: 'string', description: 'a version number (/versions) or a version label (/labels)' } },
+} as const;
 /**
  * The binary tensor extension's header. A string here: the codec checks it against the
  * body's size and answers with the anchor's message (rest-request.ts).
@@ -107,6 +113,23 @@ export const COMPONENTS: Record<string, object> = {
   Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
   ModelList: { type: 'object', properties: { models: { type: 'array', items: { type: 'string' } } } },
   ModelReady: { type: 'object', properties: { name: { type: 'string' }, ready: { type: 'boolean' } } },
+  ModelVersionStatus: {
+    type: 'object',
+    description: "TF Serving's GetModelStatusResponse",
+    properties: {
+      model_version_status: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            version: { type: 'string' },
+            state: { type: 'string', enum: ['START', 'LOADING', 'AVAILABLE', 'UNLOADING', 'END'] },
+            status: { type: 'object', properties: { error_code: { type: 'string' }, error_message: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
   ServerMetadata: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, extensions: { type: 'array', items: { type: 'string' } } } },
   TensorMetadata: { type: 'object', properties: { name: { type: 'string' }, datatype: { type: 'string' }, shape: { type: 'array', items: { type: 'integer' } } } },
   ModelMetadata: {

@@ -62,6 +62,14 @@ class Generation {
     readonly fingerprint: ModelFingerprint | undefined,
   ) {}
 
+  /** The version `selector` names, a number or a label; undefined: the default. Labels cannot be numbers (version-config.ts), so a label never hides a version. */
+  resolve(name: string, selector: string | undefined): ServedVersion {
+    if (selector === undefined) return this.defaultVersion;
+    const served = this.versions.get(selector) ?? this.labels.get(selector);
+    if (served === undefined) throw errors.modelVersionNotFound(name, selector);
+    return served;
+  }
+
   release(): void {
     this.inflight--;
     if (this.inflight === 0) for (const w of this.#waiters.splice(0)) w();
@@ -268,13 +276,7 @@ export class ModelRepository {
     if (e.state !== 'READY' || gen === undefined) {
       throw errors.modelNotReady(name, e.reason === undefined ? undefined : e.reason);
     }
-    let served: ServedVersion | undefined;
-    if (version === undefined) served = gen.defaultVersion;
-    else {
-      // Labels cannot be numbers (version-config.ts), so a label never hides a version.
-      served = gen.versions.get(version) ?? gen.labels.get(version);
-      if (served === undefined) throw errors.modelVersionNotFound(name, version);
-    }
+    const served = gen.resolve(name, version);
     // Load shedding: a request past the model's bound is refused at once instead of
     // queueing without end (and holding its body in memory meanwhile).
     const max = this.#opts.maxQueuedRequests ?? 0;
@@ -289,6 +291,26 @@ export class ModelRepository {
         gen.release();
       },
     };
+  }
+
+  /**
+   * The state of one version of a model, for TF Serving's model status API: the version
+   * `selector` names (a number or a label, resolved as `acquire` resolves them) is READY
+   * while its generation serves, UNLOADING while the model unloads. Before a first load
+   * finishes, or after it failed, there is no version to resolve: a number gets the model's
+   * state (LOADING, FAILED with the reason), a label is not ready (it names no version yet).
+   * Throws ModelNotFound for an unknown model, or a version or label the generation lacks.
+   */
+  versionStatus(name: string, selector: string): { version: string; state: ModelState; reason: string | undefined } {
+    const e = this.#entries.get(name);
+    if (e === undefined) throw errors.modelNotFound(name);
+    const gen = e.generation;
+    if (gen !== undefined) {
+      const served = gen.resolve(name, selector);
+      return { version: served.version ?? selector, state: e.state === 'UNLOADING' ? 'UNLOADING' : 'READY', reason: undefined };
+    }
+    if (!/^\d+$/.test(selector)) throw errors.modelNotReady(name, e.reason);
+    return { version: selector, state: e.state, reason: e.reason };
   }
 
   /** Peeks at a ready model without counting it in flight (metadata, readiness). */

@@ -4,7 +4,8 @@
  * there is one, an InstancePool (first free instance) when there are several. The operator
  * thread budget (LoadContext.threads) is divided among the instances, so N instances use
  * the threads one would; a model's own `intra_op_thread_count` still applies per instance.
- * Every instance runs the model's `model_warmup` before the version is served
+ * Every instance runs the model's `model_warmup`, then, for backends that honour it, TF
+ * Serving's warm-up records (tf-serving-warmup.ts), before the version is served
  * (model-warmup.ts). A failed load or warm-up leaves nothing behind: the instances already
  * loaded are unloaded.
  */
@@ -13,6 +14,8 @@ import type { Backend, LoadContext, LoadSpec, ModelInstance } from '../backend/b
 import { InstancePool } from '../instances/instance-pool.js';
 import { instancePlan } from './instance-plan.js';
 import { warmUp } from './model-warmup.js';
+import { tfServingWarmupRequests } from './tf-serving-warmup.js';
+import { configWarmupRequests } from './warmup-data.js';
 
 export async function loadVersionInstances(backend: Backend, spec: LoadSpec, options: unknown, context: LoadContext): Promise<{ instance: ModelInstance; count: number }> {
   const plan = instancePlan(backend, spec.config?.instanceGroups);
@@ -23,11 +26,17 @@ export async function loadVersionInstances(backend: Backend, spec: LoadSpec, opt
     const failed = loads.find((l) => l.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     const samples = spec.config?.warmup ?? [];
-    if (samples.length > 0) {
-      // input_data_file: the version's warmup/ folder, then the model's (where Triton reads it).
-      const folders = spec.version === undefined ? [spec.dir] : [spec.dir, path.dirname(spec.dir)];
-      await warmUp(instances, { modelName: spec.modelName, samples, maxBatchSize: spec.config?.maxBatchSize ?? 0, folders });
-      context.logger.info({ model: spec.modelName, version: spec.version, samples: samples.map((s) => s.name), instances: instances.length }, 'model warm-up done');
+    const maxBatchSize = spec.config?.maxBatchSize ?? 0;
+    // input_data_file: the version's warmup/ folder, then the model's (where Triton reads it).
+    const folders = spec.version === undefined ? [spec.dir] : [spec.dir, path.dirname(spec.dir)];
+    const records = backend.tfServingWarmup === true ? await tfServingWarmupRequests(spec.dir) : [];
+    const requests = [...(await configWarmupRequests(samples, maxBatchSize, folders)), ...records];
+    if (requests.length > 0) {
+      await warmUp(instances, { modelName: spec.modelName, maxBatchSize, requests });
+      context.logger.info(
+        { model: spec.modelName, version: spec.version, samples: samples.map((s) => s.name), records: records.length, instances: instances.length },
+        'model warm-up done',
+      );
     }
   } catch (e) {
     await Promise.allSettled(instances.map((i) => i.unload()));

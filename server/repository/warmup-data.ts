@@ -11,6 +11,7 @@ import path from 'node:path';
 import { type DatatypeInfo, allocate, datatypeInfo, elementCount } from '../../protocols/datatypes.js';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { WarmupInput, WarmupSample } from '../backend/model-config.js';
+import type { WarmupRequest } from './model-warmup.js';
 
 /** Bounded so that a model indexing with an integer input (an embedding) likely stays in range. */
 const RANDOM_INT_BOUND = 128;
@@ -107,4 +108,18 @@ export function sampleTensors(sample: WarmupSample, maxBatchSize: number, files:
   if (maxBatchSize === 0 && sample.batchSize !== 1) throw new Error(`batch_size ${sample.batchSize} needs a model that batches (max_batch_size > 0)`);
   if (maxBatchSize > 0 && sample.batchSize > maxBatchSize) throw new Error(`batch_size ${sample.batchSize} exceeds max_batch_size ${maxBatchSize}`);
   return sample.inputs.map((i) => tensor(i, maxBatchSize > 0 ? sample.batchSize : undefined, files.get(i.name)));
+}
+
+/**
+ * config.pbtxt's samples as requests for the warm-up runner (model-warmup.ts): their data
+ * files read once, fresh tensors built for every run.
+ */
+export async function configWarmupRequests(samples: readonly WarmupSample[], maxBatchSize: number, folders: readonly string[]): Promise<WarmupRequest[]> {
+  return Promise.all(
+    samples.map(async (sample) => {
+      const label = `model_warmup '${sample.name}'`;
+      const files = await readSampleFiles(sample, folders).catch((e: unknown) => Promise.reject(new Error(`${label} failed: ${(e as Error).message}`, { cause: e })));
+      return { label, count: sample.count, tensors: () => sampleTensors(sample, maxBatchSize, files) };
+    }),
+  );
 }

@@ -75,6 +75,9 @@ export const tensorflowBackend: Backend<undefined, TfOptions> = {
   name: 'tensorflow',
   aliases: ['tensorflow_savedmodel', 'tensorflow_tfjs', 'tfjs'],
   flags: [],
+  // TF Serving's assets.extra warm-up records: SavedModels carry them; a TF.js graph model
+  // converted with its assets may too, and runs them the same way.
+  tfServingWarmup: true,
   settings: () => undefined,
   modelOptions: (_settings, parameters) => applyParameters('tensorflow', { tags: ['serve'] }, parameters, PARAMETERS),
 
