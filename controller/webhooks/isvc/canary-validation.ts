@@ -6,6 +6,7 @@
  */
 import type { CanarySpec, InferenceService, PredictorSpec } from '../../api/inference-service.js';
 import { type DeploymentMode, predictorName } from '../../constants.js';
+import { storageUriProblem } from './storage-uri.js';
 
 const DNS_LABEL_MAX = 63;
 
@@ -51,6 +52,9 @@ export function validateCanaries(isvc: InferenceService, checks: CanaryChecks, p
     const implementation = checks.implementationProblem(canary.predictor);
     if (implementation) problems.push(`canary "${n}" predictor: ${implementation}`);
     canaryFieldProblems(canary, stable, problems);
+    const uri = canary.predictor.model?.storageUri;
+    const uriProblem = uri === undefined ? undefined : storageUriProblem(`spec.canary[${i}].predictor.model.storageUri`, uri);
+    if (uriProblem) problems.push(uriProblem);
     fitsName(name, n, `spec.canary[${i}].predictor.name`, problems);
   });
   if (total > 100) problems.push(`sum of canary trafficPercent values (${total}) must be <= 100`);

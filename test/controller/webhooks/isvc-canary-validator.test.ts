@@ -90,6 +90,11 @@ describe("canary validation: rejected with KServe's messages", () => {
       `spec.canary[0].predictor.name '${'v'.repeat(50)}' is too long: 'iris-${'v'.repeat(50)}-predictor' (65 characters) must fit the 63-character limit of Kubernetes names`,
     ],
     [
+      'a canary storageUri with an unsupported scheme',
+      { canary: [canary('v2', 10, { model: { modelFormat: { name: 'sklearn' }, storageUri: 'ftp://m/v2' } })] },
+      "spec.canary[0].predictor.model.storageUri: unsupported storage URI scheme 'ftp://'",
+    ],
+    [
       'predictor.name in Knative mode',
       { annotations: KNATIVE, predictor: { name: 'v1', ...model('gs://m/v1') } },
       'spec.predictor.name is only supported in Standard mode by kserve-ts',
