@@ -5,7 +5,7 @@
  * weights only for canaries whose Deployment is available (one that cannot be scheduled gets
  * none; a dark launch gets 0), `status.canaryStatuses`; promotion by `predictor.name` keeping
  * the canary's Deployment (same uid, same pod template) and deleting the old stable one;
- * the webhook's refusals; and the refusal with a plain Ingress. The fake kubelet runs the
+ * removing a canary and stopping the InferenceService; the webhook's refusals; and the refusal with a plain Ingress. The fake kubelet runs the
  * pods, the real kube-controller-manager makes the Deployments available.
  */
 import { execFileSync } from 'node:child_process';
@@ -169,6 +169,33 @@ ${model('s3://models/slow', '        ', 'resources: { requests: { cpu: "100" }, 
     const after = await waitForIsvc(c, NS, 'cn', (i) => i.status?.canaryStatuses === undefined, 'canaryStatuses cleared');
     expect(conditionOf(after, 'CanaryPredictorReady')).toBeUndefined();
     expect(after.status?.components?.['predictor']?.address?.url).toBe('http://cn-v2-predictor.canary.svc.cluster.local');
+  });
+});
+
+describe('removing a canary, and stopping', () => {
+  it("removing a canary deletes its objects and restores the stable floor; serving.kserve.io/stop deletes the named stable predictor's objects", async () => {
+    const hpa = (name: string) => c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name, namespace: NS });
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'rm',
+        `  predictor:\n    name: blue\n    minReplicas: 2\n${model('s3://models/v1', '    ')}  canary:\n    - trafficPercent: 50\n      predictor:\n        name: green\n${model('s3://models/v2', '        ')}`,
+      ),
+      NS,
+    );
+    await waitForIsvc(c, NS, 'rm', (i) => canaryReady(i, 'green') === true, 'green available', 120_000);
+    // 2 − ceil(2 × 50%) = 1.
+    await waitFor(() => hpa('rm-blue-predictor'), { until: (h) => h.spec?.minReplicas === 1, description: 'stable HPA minReplicas 1' });
+    const r = await cp.kubectl(['patch', 'isvc', 'rm', '-n', NS, '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/canary' }])]);
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(() => notFound(readDeployment('rm-green-predictor')), { until: (x) => x, description: 'canary Deployment deleted' });
+    expect(await notFound(c.core.readNamespacedService({ name: 'rm-green-predictor', namespace: NS }))).toBe(true);
+    await waitFor(() => hpa('rm-blue-predictor'), { until: (h) => h.spec?.minReplicas === 2, description: 'stable HPA minReplicas back to 2' });
+
+    const s = await cp.kubectl(['annotate', 'isvc', 'rm', '-n', NS, 'serving.kserve.io/stop=true']);
+    expect(s.code, s.stderr).toBe(0);
+    await waitFor(() => notFound(readDeployment('rm-blue-predictor')), { until: (x) => x, description: 'stable Deployment deleted on stop' });
+    expect(await notFound(c.core.readNamespacedService({ name: 'rm-blue-predictor', namespace: NS }))).toBe(true);
   });
 });
 
