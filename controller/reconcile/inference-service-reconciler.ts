@@ -189,6 +189,7 @@ export class InferenceServiceReconciler {
     return reconcileCanaries(isvc, {
       resolve: (canary): PredictorResolution => resolvePredictor(canary, config, candidates),
       apply: async (canary, plan) => (await this.applyStandard(canary, withLogger(plan, canary, canary.spec.predictor.logger, config.logger), config)).deployment!,
+      pods: (plan) => this.deps.pods(ns, isvc.metadata.name!, 'predictor').filter((p) => p.metadata?.labels?.[LABEL_APP] === appLabel(plan)),
     });
   }
 

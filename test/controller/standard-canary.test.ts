@@ -112,7 +112,10 @@ ${model('s3://models/slow', '        ', 'resources: { requests: { cpu: "100" }, 
     ]);
     const canaryCondition = conditionOf(isvc, 'CanaryPredictorReady');
     expect(canaryCondition).toMatchObject({ status: 'False', reason: 'CanariesNotReady' });
-    expect(canaryCondition?.message).toContain('not ready: slow');
+    // The pods say why: the scheduler's words.
+    expect(canaryCondition?.message).toMatch(
+      /^not ready: slow: Unschedulable: pod cn-slow-predictor-[a-z0-9]+-[a-z0-9]+ cannot be scheduled: 0\/1 nodes are available: 1 Insufficient cpu\./,
+    );
 
     // Each canary runs its own model; the stable one keeps its own.
     const uri = (d: V1Deployment) => d.spec?.template.metadata?.annotations?.[ANN_STORAGE_INITIALIZER_SOURCE_URI];
