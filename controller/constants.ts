@@ -44,7 +44,15 @@ export const FIELD_MANAGER = 'kserve-ts-controller';
 
 export type DeploymentMode = 'Standard' | 'Knative' | 'ModelMesh';
 
-/** Component object names: `{isvc}-predictor`, or `{isvc}-{name}-predictor` with predictor.name. */
+/**
+ * Component object names: `{isvc}-predictor`. Also the name of the predictor's HTTPRoute and
+ * host whatever `predictor.name` says, so promoting a canary changes no URL (as KServe).
+ */
 export function componentName(isvc: string, component: 'predictor' | 'transformer' | 'explainer'): string {
   return `${isvc}-${component}`;
+}
+
+/** KServe's `PredictorServiceName`: the predictor's Deployment and Service, `{isvc}-{name}-predictor` when it is named. */
+export function predictorName(isvc: string, name: string | undefined): string {
+  return name ? `${isvc}-${name}-predictor` : componentName(isvc, 'predictor');
 }

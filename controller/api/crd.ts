@@ -30,6 +30,7 @@ export interface OpenApiSchema {
   readonly minimum?: number;
   readonly maximum?: number;
   readonly minLength?: number;
+  readonly pattern?: string;
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly 'x-kubernetes-preserve-unknown-fields'?: true;

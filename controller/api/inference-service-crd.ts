@@ -11,7 +11,7 @@
  */
 import { KSERVE_CONTAINER } from '../constants.js';
 import { type OpenApiSchema, type ValidationRule, customResourceDefinition, schema } from './crd.js';
-import { ISVC_GROUP, ISVC_KIND, ISVC_PLURAL, ISVC_VERSION, METRIC_SOURCE_TYPES, METRIC_TARGET_TYPES, PROTOCOL_VERSIONS } from './inference-service.js';
+import { ISVC_GROUP, ISVC_KIND, ISVC_PLURAL, ISVC_VERSION, METRIC_SOURCE_TYPES, METRIC_TARGET_TYPES, PREDICTOR_NAME_FORMAT, PROTOCOL_VERSIONS } from './inference-service.js';
 import { LEGACY_FRAMEWORK_FIELDS } from './model-spec.js';
 
 const { string, boolean, anyObject, stringMap, listOf, refuse } = schema;
@@ -222,13 +222,12 @@ export const PREDICTOR_SCHEMA: OpenApiSchema = {
     refuse('storageUris', 'predictor.storageUris is not supported by kserve-ts; use predictor.model.storageUri'),
     refuse('workerSpec', 'predictor.workerSpec (multi-node) is not supported by kserve-ts'),
     ...refusedBatcher('predictor', "; configure dynamic batching in the model's config.pbtxt"),
-    refuse('name', "predictor.name is not supported by kserve-ts: the predictor's objects are always named <isvc>-predictor"),
     refuse('storageContainerName', 'predictor.storageContainerName is not supported by kserve-ts (no ClusterStorageContainer selection)'),
     exactlyOneImplementation(),
   ],
   properties: {
-    // Listed so the rule above can name it (KServe: objects named <isvc>-<name>-predictor).
-    name: string,
+    // KServe's pattern: the name goes into `{isvc}-{name}-predictor`, a DNS label.
+    name: { type: 'string', pattern: `^${PREDICTOR_NAME_FORMAT}$` },
     model: MODEL_SCHEMA,
     ...Object.fromEntries(LEGACY_FRAMEWORK_FIELDS.map((f) => [f, LEGACY_FRAMEWORK_SCHEMA])),
     containers,
@@ -267,16 +266,25 @@ export const EXPLAINER_SCHEMA: OpenApiSchema = {
   properties: { containers, ...POD_FIELDS, ...COMPONENT_EXTENSION, ...COMPONENT_TAIL, art: anyObject, alibi: anyObject },
 };
 
+/**
+ * KServe's `CanarySpec`: the predictor fields that differ from the stable one's, and the
+ * share of traffic (KServe's markers: 0..100). The other rules (name required and unique,
+ * the sum at most 100, Standard mode only) are the validating webhook's, with KServe's words.
+ */
+const CANARY_SCHEMA: OpenApiSchema = objectOf(['predictor', 'trafficPercent'], {
+  predictor: PREDICTOR_SCHEMA,
+  trafficPercent: { type: 'integer', format: 'int32', minimum: 0, maximum: 100 },
+});
+
 export const INFERENCE_SERVICE_SPEC_SCHEMA: OpenApiSchema = {
   type: 'object',
   required: ['predictor'],
-  'x-kubernetes-validations': [refuse('canary', 'spec.canary is not supported by kserve-ts; use predictor.canaryTrafficPercent (Knative mode)')],
   properties: {
     predictor: PREDICTOR_SCHEMA,
     transformer: TRANSFORMER_SCHEMA,
     explainer: EXPLAINER_SCHEMA,
-    // Listed so the rule above can name it.
-    canary: anyObjects,
+    // Bounded so the API server can bound the cost of each canary's validation rules.
+    canary: { type: 'array', maxItems: 16, items: CANARY_SCHEMA },
   },
 };
 

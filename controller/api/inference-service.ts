@@ -12,6 +12,9 @@ export const ISVC_VERSION = 'v1beta1';
 export const ISVC_PLURAL = 'inferenceservices';
 export const ISVC_KIND = 'InferenceService';
 
+/** KServe's pattern for `predictor.name` (a DNS label part: it names `{isvc}-{name}-predictor`). */
+export const PREDICTOR_NAME_FORMAT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+
 export type ProtocolVersion = 'v1' | 'v2' | 'grpc-v1' | 'grpc-v2';
 export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = ['v1', 'v2', 'grpc-v1', 'grpc-v2'];
 
@@ -149,8 +152,13 @@ export interface PredictorSpec extends ComponentExtensionSpec, ComponentPodSpec 
   pmml?: LegacyFrameworkSpec;
   lightgbm?: LegacyFrameworkSpec;
   paddle?: LegacyFrameworkSpec;
+  /**
+   * Standard mode: names the predictor's objects `{isvc}-{name}-predictor` instead of
+   * `{isvc}-predictor`. Required on a canary; setting it to a canary's name (and removing the
+   * canary) promotes that canary without new pods.
+   */
+  name?: string;
   /** Refused by the CRD: KServe's names for what kserve-ts does not implement. */
-  name?: unknown;
   storageUris?: unknown;
   storageContainerName?: unknown;
   workerSpec?: unknown;
@@ -174,12 +182,23 @@ export interface ExplainerSpec extends ComponentExtensionSpec, ComponentPodSpec 
   alibi?: unknown;
 }
 
+/**
+ * KServe's `CanarySpec` (Standard mode): a predictor variant with its own Deployment and
+ * Service `{isvc}-{predictor.name}-predictor`, built from the stable predictor with these
+ * fields over it, at a fixed replica count, and `trafficPercent` of the requests once it is
+ * available (0: deployed, no traffic).
+ */
+export interface CanarySpec {
+  predictor: PredictorSpec & { name: string };
+  trafficPercent: number;
+}
+
 export interface InferenceServiceSpec {
   predictor: PredictorSpec;
   transformer?: TransformerSpec;
   explainer?: ExplainerSpec;
-  /** Refused by the CRD (predictor.canaryTrafficPercent instead). */
-  canary?: unknown;
+  /** Standard mode canaries (KServe 0.20); Knative mode uses predictor.canaryTrafficPercent. */
+  canary?: CanarySpec[];
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -209,6 +228,13 @@ export interface ComponentStatus {
   traffic?: unknown[];
 }
 
+/** KServe's `CanaryStatus`: whether the canary's Deployment is available, and its share. */
+export interface CanaryStatus {
+  name: string;
+  ready: boolean;
+  trafficPercent: number;
+}
+
 export interface InferenceServiceStatus {
   observedGeneration?: number;
   conditions?: Condition[];
@@ -216,6 +242,7 @@ export interface InferenceServiceStatus {
   address?: { url?: string };
   components?: Record<string, ComponentStatus>;
   modelStatus?: ModelStatus;
+  canaryStatuses?: CanaryStatus[];
   deploymentMode?: string;
   servingRuntimeName?: string;
   clusterServingRuntimeName?: string;

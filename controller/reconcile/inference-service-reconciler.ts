@@ -19,7 +19,7 @@ import {
 } from '../api/inference-service.js';
 import type { ServingRuntime } from '../api/serving-runtime.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
-import { type DeploymentMode, componentName } from '../constants.js';
+import { type DeploymentMode, LABEL_APP, componentName, predictorName } from '../constants.js';
 import { resolveDeploymentMode } from '../deployment-mode.js';
 import { apiErrorMessage, apiStatus, isNotFound } from '../kube/api-errors.js';
 import { applyCustomObject, applyObject } from '../kube/apply.js';
@@ -28,11 +28,13 @@ import type { ComponentPlan, ComponentType } from './component-plan.js';
 import { KNATIVE_SERVICES, type KnativeService, desiredKnativeService } from './knative/knative-service.js';
 import { withLogger } from './logger-args.js';
 import { planExplainer, planTransformer } from './predictor-client-plan.js';
-import { resolvePredictor } from './predictor-resolution.js';
+import { type PredictorResolution, resolvePredictor } from './predictor-resolution.js';
 import { type IngressOutcome, componentUrl, reconcileIngress } from './ingress/ingress-step.js';
-import { deleteComponentObjects, deleteIngressObjects } from './component-objects.js';
+import { deleteComponentObjects, deleteIngressObjects, deletePredictorsExcept } from './component-objects.js';
 import { KEDA_MISSING, KEDA_NOT_INSTALLED, applyAutoscaler } from './standard/autoscaler-step.js';
-import { desiredDeployment } from './standard/deployment.js';
+import { type WeightedBackend, canaryWeights, stableMinReplicas } from './standard/canary.js';
+import { type CanaryOutcome, reconcileCanaries } from './standard/canary-step.js';
+import { appLabel, desiredDeployment } from './standard/deployment.js';
 import { decideScaling } from './standard/hpa.js';
 import { desiredService } from './standard/service.js';
 import { EXPLAINER_READY, INGRESS_READY, PREDICTOR_READY, READY, TRANSFORMER_READY, aggregateReady, condition, conditionText, mergeConditions } from './status/conditions.js';
@@ -73,6 +75,8 @@ interface ComponentOutcome {
   readonly status: ComponentStatus;
   /** Standard mode: the applied Service (what the ingress routes to). */
   readonly service?: V1Service;
+  /** Standard mode: the applied Deployment. */
+  readonly deployment?: V1Deployment;
 }
 
 /** What one reconcile asks of the queue beyond "done" (KServe's `RequeueAfter`). */
@@ -120,8 +124,12 @@ export class InferenceServiceReconciler {
     const transformer = planTransformer(isvc, config);
     const explainer = planExplainer(isvc, config);
     const spec = isvc.spec;
+    // Canaries before the stable predictor (KServe's order): its floor drops only for canaries already ready.
+    const canaries = mode === 'Standard' ? await this.applyCanaries(isvc, config) : { statuses: [] };
+    const stableMin = stableMinReplicas(isvc, canaries.statuses);
+    const stablePlan = stableMin === undefined ? predictor.plan : { ...predictor.plan, scaling: { ...predictor.plan.scaling, minReplicas: stableMin } };
     const plans = [
-      withLogger(predictor.plan, isvc, spec.predictor.logger, config.logger),
+      withLogger(stablePlan, isvc, spec.predictor.logger, config.logger),
       ...(transformer ? [withLogger(transformer, isvc, spec.transformer?.logger, config.logger)] : []),
       ...(explainer ? [withLogger(explainer, isvc, spec.explainer?.logger, config.logger)] : []),
     ];
@@ -143,7 +151,13 @@ export class InferenceServiceReconciler {
       }
     }
     await this.removeDropped(isvc, mode, outcomes);
-    const pods = (component: ComponentType) => this.deps.pods(isvc.metadata.namespace!, isvc.metadata.name!, component);
+    if (mode === 'Standard') await this.removeOtherPredictors(isvc, stablePlan.name, outcomes.get('predictor')!);
+    // The predictor's pods are the stable Deployment's (canaries share the component label).
+    const stableApp = appLabel(stablePlan);
+    const pods = (component: ComponentType) =>
+      this.deps
+        .pods(isvc.metadata.namespace!, isvc.metadata.name!, component)
+        .filter((p) => component !== 'predictor' || mode !== 'Standard' || p.metadata?.labels?.[LABEL_APP] === stableApp);
     // A component that is not ready says why when its pods do (unschedulable, image pull, crash loop).
     for (const [component, outcome] of outcomes) outcomes.set(component, { ...outcome, ready: explainFromPods(outcome.ready, pods(component)) });
     const predictorOutcome = outcomes.get('predictor')!;
@@ -155,14 +169,44 @@ export class InferenceServiceReconciler {
     status.components = Object.fromEntries([...outcomes].map(([k, v]) => [k, v.status]));
     status.modelStatus = modelStatusFromPods(pods('predictor'), predictorOutcome.ready.status === 'True');
     if (mode === 'Standard') {
-      const ingress = await this.standardIngress(isvc, config, status, predictorOutcome, transformerOutcome, explainerOutcome);
+      if (canaries.statuses.length > 0) status.canaryStatuses = canaries.statuses;
+      else delete status.canaryStatuses;
+      const weights = canaryWeights(isvc, canaries.statuses);
+      const ingress = await this.standardIngress(isvc, config, status, weights, predictorOutcome, transformerOutcome, explainerOutcome);
       conditions.push(ingress.condition);
-      await this.writeStatus(isvc, status, conditions);
+      await this.writeStatus(isvc, status, conditions, false, canaries.condition ? [canaries.condition] : []);
       return ingress.recheckAfterMs !== undefined ? { recheckAfterMs: ingress.recheckAfterMs } : {};
     }
     this.setKnativeAddresses(isvc, status, transformer !== undefined);
     conditions.push(status.url ? condition(INGRESS_READY, 'True') : condition(INGRESS_READY, 'Unknown', 'IngressNotConfigured', 'waiting for the component URL'));
     return this.done(isvc, status, conditions);
+  }
+
+  /** Standard mode: each canary's objects and what is reported of them (canary-step.ts). */
+  private applyCanaries(isvc: InferenceService, config: InferenceServiceConfig): Promise<CanaryOutcome> {
+    const ns = isvc.metadata.namespace!;
+    const candidates = { namespaced: this.deps.runtimes.namespaced(ns), cluster: this.deps.runtimes.cluster() };
+    return reconcileCanaries(isvc, {
+      resolve: (canary): PredictorResolution => resolvePredictor(canary, config, candidates),
+      apply: async (canary, plan) => (await this.applyStandard(canary, withLogger(plan, canary, canary.spec.predictor.logger, config.logger), config)).deployment!,
+      pods: (plan) => this.deps.pods(ns, isvc.metadata.name!, 'predictor').filter((p) => p.metadata?.labels?.[LABEL_APP] === appLabel(plan)),
+    });
+  }
+
+  /**
+   * Predictor objects neither the stable predictor nor a canary names: a removed canary, or
+   * the old stable predictor after a promotion. Looked for only when the ISVC has or had a
+   * canary, names its predictor, or its predictor's address changed, so an ISVC that never
+   * used either costs no request.
+   */
+  private async removeOtherPredictors(isvc: InferenceService, stable: string, outcome: ComponentOutcome): Promise<void> {
+    const ns = isvc.metadata.namespace!;
+    const canaries = isvc.spec.canary ?? [];
+    const moved = isvc.status?.components?.predictor?.address?.url !== undefined && isvc.status.components.predictor.address.url !== outcome.status.address?.url;
+    if (canaries.length === 0 && !isvc.status?.canaryStatuses?.length && !isvc.spec.predictor.name && !moved) return;
+    const keep = new Set([stable, ...canaries.map((c) => predictorName(isvc.metadata.name!, c.predictor.name))]);
+    const gone = await deletePredictorsExcept(this.deps.clients, isvc.metadata.name!, ns, keep);
+    if (gone.length > 0) this.deps.logger.info({ isvc: `${ns}/${isvc.metadata.name}`, deleted: gone }, 'predictor objects no longer in the spec deleted');
   }
 
   /**
@@ -188,7 +232,11 @@ export class InferenceServiceReconciler {
     const namespace = isvc.metadata.namespace!;
     const present = (['predictor', ...OPTIONAL_COMPONENTS] as const).filter((c) => c === 'predictor' || isvc.spec[c] || isvc.status?.components?.[c]);
     for (const component of present) await deleteComponentObjects(this.deps.clients, mode, componentName(name, component), namespace);
-    if (mode === 'Standard') await deleteIngressObjects(this.deps.clients, name, namespace, present);
+    if (mode === 'Standard') {
+      // A named stable predictor and the canaries go too (KServe stops both).
+      await deletePredictorsExcept(this.deps.clients, name, namespace, new Set());
+      await deleteIngressObjects(this.deps.clients, name, namespace, present);
+    }
     const stopped: InferenceServiceStatus = { deploymentMode: status.deploymentMode, observedGeneration: status.observedGeneration };
     const conditions = present.filter((c) => c === 'predictor' || isvc.spec[c]).map((c) => condition(READY_CONDITIONS[c], 'False', STOPPED, STOPPED_MESSAGE));
     await this.writeStatus(isvc, stopped, conditions, true);
@@ -252,8 +300,9 @@ export class InferenceServiceReconciler {
     // Terminal until the spec or the cluster changes: retrying cannot install KEDA.
     const ready = autoscaling.kedaMissing ? condition(PREDICTOR_READY, 'False', KEDA_NOT_INSTALLED, KEDA_MISSING) : readinessFromDeployment(PREDICTOR_READY, deployment);
     const address = serviceAddress(plan.name, isvc.metadata.namespace!, service);
-    const url = ready.status === 'True' ? componentUrl(plan.name, isvc, config.ingress) : undefined;
-    return { ready, service, status: { ...(url ? { url } : {}), address: { url: address } } };
+    // The URL's host is `{isvc}-predictor` whatever predictor.name says (KServe's route name).
+    const url = ready.status === 'True' ? componentUrl(componentName(isvc.metadata.name!, plan.component), isvc, config.ingress) : undefined;
+    return { ready, service, deployment, status: { ...(url ? { url } : {}), address: { url: address } } };
   }
 
   private async applyKnative(isvc: InferenceService, plan: ComponentPlan, status: InferenceServiceStatus): Promise<ComponentOutcome> {
@@ -271,6 +320,7 @@ export class InferenceServiceReconciler {
     isvc: InferenceService,
     config: InferenceServiceConfig,
     status: InferenceServiceStatus,
+    weights: readonly WeightedBackend[],
     predictor: ComponentOutcome,
     transformer: ComponentOutcome | undefined,
     explainer: ComponentOutcome | undefined,
@@ -282,7 +332,7 @@ export class InferenceServiceReconciler {
       ...(o.ready.status === 'True' ? {} : { notReady: conditionText(o.ready) }),
     });
     const outcome = await reconcileIngress(this.deps.clients, isvc, config.ingress, {
-      predictor: backend(predictor, isvc.spec.predictor),
+      predictor: { ...backend(predictor, isvc.spec.predictor), weights },
       ...(transformer && isvc.spec.transformer ? { transformer: backend(transformer, isvc.spec.transformer) } : {}),
       ...(explainer && isvc.spec.explainer ? { explainer: backend(explainer, isvc.spec.explainer) } : {}),
     });
@@ -308,9 +358,10 @@ export class InferenceServiceReconciler {
     status.address = { url: `http://${name}.${ns}.svc.cluster.local` };
   }
 
-  private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[], stopped = false): Promise<void> {
+  /** `informational` conditions are written but do not decide Ready (KServe's CanaryPredictorReady). */
+  private async writeStatus(isvc: InferenceService, status: InferenceServiceStatus, dependents: Condition[], stopped = false, informational: Condition[] = []): Promise<void> {
     const ready = stopped ? condition(READY, 'False', STOPPED, STOPPED_MESSAGE) : aggregateReady(dependents);
-    const all = [...dependents, ready, condition(STOPPED, stopped ? 'True' : 'False')];
+    const all = [...dependents, ...informational, ready, condition(STOPPED, stopped ? 'True' : 'False')];
     status.conditions = mergeConditions(isvc.status?.conditions, all, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
     if (sameStatus(status, isvc.status ?? {})) return;
     // replace carries the resourceVersion we read: a concurrent change makes this a 409,

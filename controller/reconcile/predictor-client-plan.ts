@@ -7,7 +7,7 @@
  */
 import type { ExplainerSpec, InferenceService, TransformerSpec } from '../api/inference-service.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
-import { DEFAULT_HTTP_PORT, KSERVE_CONTAINER, componentName } from '../constants.js';
+import { DEFAULT_HTTP_PORT, KSERVE_CONTAINER, componentName, predictorName } from '../constants.js';
 import { componentAnnotations, componentLabels } from './component-metadata.js';
 import type { ComponentPlan } from './component-plan.js';
 import { componentPodSpec } from './component-pod-spec.js';
@@ -37,7 +37,7 @@ function planPredictorClient(
     if (!args.some((a) => a === flag || a.startsWith(`${flag}=`))) args.push(flag, value);
   };
   ensure('--model_name', name);
-  ensure('--predictor_host', `${componentName(name, 'predictor')}.${isvc.metadata.namespace}`);
+  ensure('--predictor_host', `${predictorName(name, isvc.spec.predictor.name)}.${isvc.metadata.namespace}`);
   ensure('--http_port', String(DEFAULT_HTTP_PORT));
   const r = config.resources;
   const container = renderContainer(

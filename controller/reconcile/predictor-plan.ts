@@ -20,7 +20,7 @@ import {
   KSERVE_CONTAINER,
   TRANSFORMER_CONTAINER,
   URI_SCHEME_PLACEHOLDER,
-  componentName,
+  predictorName,
 } from '../constants.js';
 import { componentAnnotations, componentLabels } from './component-metadata.js';
 import type { ComponentPlan } from './component-plan.js';
@@ -52,7 +52,7 @@ export function planRuntimePredictor(isvc: InferenceService, model: ModelSpec, r
   const annotations = componentAnnotations(isvc, runtime.spec.annotations, predictor.annotations);
   return {
     component: 'predictor',
-    name: componentName(isvc.metadata.name!, 'predictor'),
+    name: predictorName(isvc.metadata.name!, predictor.name),
     labels: componentLabels(isvc, 'predictor', runtime.spec.labels, predictor.labels),
     annotations,
     podAnnotations: { ...annotations, ...storageAnnotations(model, storageUri) },
@@ -74,7 +74,7 @@ export function planCustomPredictor(isvc: InferenceService, config: InferenceSer
   const annotations = componentAnnotations(isvc, predictor.annotations);
   return {
     component: 'predictor',
-    name: componentName(isvc.metadata.name!, 'predictor'),
+    name: predictorName(isvc.metadata.name!, predictor.name),
     labels: componentLabels(isvc, 'predictor', predictor.labels),
     annotations,
     podAnnotations: {

@@ -306,7 +306,7 @@ describe('validation by the webhook (KServe messages)', () => {
       'the cpu target value type should be Utilization',
     ],
     ['an unknown metric source type (the CRD)', `  predictor:\n    autoScaling:\n      metrics:\n        - type: Pods\n${ONNX}`, {}, 'Unsupported value: "Pods"'],
-    ['spec.canary (not yet in Standard mode)', `  predictor:\n${ONNX}  canary: []\n`, {}, 'spec.canary is not supported by kserve-ts'],
+    // spec.canary is served in Standard mode now: test/controller/standard-canary.test.ts.
   ])('%s is refused', async (_name, spec, annotations, message) => {
     const stderr = await kubectlApplyRejected(cp, isvcYaml('refused', spec, annotations), NS);
     expect(stderr).toContain(message);

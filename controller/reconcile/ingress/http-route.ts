@@ -12,13 +12,21 @@
  * with `additionalIngressDomains`, the top-level host on each of those domains too. With an
  * explainer, `{isvc}-explainer` too, and the top-level route's first rule sends KServe's
  * explain path (`^/v1/models/[\w-]+:explain$`) to the explainer.
+ *
+ * Canaries (KServe's `applyCanaryWeights`): every rule that sends to the stable predictor
+ * sends instead to the weighted backends canary.ts computes (the stable predictor, then each
+ * ready canary). Unlike KServe, a rule to the transformer or explainer keeps its backend:
+ * KServe rewrites every rule of the top-level route, which would send a transformer's
+ * traffic straight to the predictors. The predictor's route keeps the name and host
+ * `{isvc}-predictor` when predictor.name renames its Service, so promotion changes no URL.
  */
 import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
-import { LABEL_ISVC, SERVICE_PORT } from '../../constants.js';
+import { LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
 import type { CustomResource } from '../../kube/apply.js';
 import { routingMetadata } from '../component-metadata.js';
+import type { WeightedBackend } from '../standard/canary.js';
 import { additionalHosts, hostFor, pathFor } from './domain.js';
 
 export const HTTP_ROUTES: CustomResource = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
@@ -41,6 +49,8 @@ export interface HttpRoute {
 export interface RouteBackend {
   readonly service: V1Service;
   readonly component: ComponentExtensionSpec;
+  /** The predictor with canaries: the Services its rules share the traffic between (empty: the Service alone). */
+  readonly weights?: readonly WeightedBackend[];
 }
 
 /** One rule: the matches, KServe's ISVC headers, the Service port, the request timeout. */
@@ -61,7 +71,9 @@ function routeRule(isvc: InferenceService, ingress: IngressConfig, backend: Rout
   return {
     matches,
     filters,
-    backendRefs: [{ group: '', kind: 'Service', name: backend.service.metadata!.name!, namespace: ns, port, weight: 1 }],
+    backendRefs: backend.weights?.length
+      ? backend.weights.map((w) => ({ group: '', kind: 'Service', name: w.service, namespace: ns, port, weight: w.weight }))
+      : [{ group: '', kind: 'Service', name: backend.service.metadata!.name!, namespace: ns, port, weight: 1 }],
     ...(timeout ? { timeouts: { request: timeout } } : {}),
   };
 }
@@ -104,7 +116,7 @@ export function desiredHttpRoutes(
   explainer?: RouteBackend,
 ): HttpRoute[] {
   const routes = [predictor, ...(transformer ? [transformer] : []), ...(explainer ? [explainer] : [])].map((b) => {
-    const name = b.service.metadata!.name!;
+    const name = b === predictor ? componentName(isvc.metadata.name!, 'predictor') : b.service.metadata!.name!;
     return desiredHttpRoute(isvc, ingress, name, hostFor(name, isvc, ingress), b);
   });
   const name = isvc.metadata.name!;

@@ -44,6 +44,10 @@ export interface IngressClients {
   readonly custom: CustomObjectsApi;
 }
 
+export const CANARY_NEEDS_GATEWAY_API = 'CanaryRequiresGatewayAPI';
+const CANARY_INGRESS_MESSAGE =
+  'spec.canary needs weighted routes, which a Kubernetes Ingress cannot express: set ingress.enableGatewayApi to true in inferenceservice-config, or remove spec.canary';
+
 const GATEWAY_API_MISSING =
   'the Gateway API HTTPRoute CRD (httproutes.gateway.networking.k8s.io) is not installed: install the Gateway API or set ingress.enableGatewayApi to false in inferenceservice-config';
 
@@ -80,6 +84,8 @@ export async function reconcileIngress(clients: IngressClients, isvc: InferenceS
     }
   }
   if (!ingress.enableGatewayApi) {
+    // KServe routes all traffic to the stable predictor here, saying nothing; kserve-ts says so.
+    if (inputs.predictor.weights?.length) return { condition: condition(INGRESS_READY, 'False', CANARY_NEEDS_GATEWAY_API, CANARY_INGRESS_MESSAGE) };
     await applyObject(clients.objects, desiredIngress(isvc, ingress));
     return { condition: condition(INGRESS_READY, 'True'), url };
   }

@@ -21,13 +21,13 @@
 import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
 import type { InferenceService } from '../../api/inference-service.js';
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
-import { LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
+import { LABEL_ISVC, SERVICE_PORT, componentName, predictorName } from '../../constants.js';
 import { routingMetadata } from '../component-metadata.js';
 import { hostFor } from './domain.js';
 
 export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): V1Ingress {
   const name = isvc.metadata.name!;
-  const predictor = componentName(name, 'predictor');
+  const predictor = predictorName(name, isvc.spec.predictor.name);
   const transformer = isvc.spec.transformer ? componentName(name, 'transformer') : undefined;
   const explainer = isvc.spec.explainer ? componentName(name, 'explainer') : undefined;
   const top = rule(hostFor(name, isvc, ingress), transformer ?? predictor);
@@ -35,7 +35,8 @@ export function desiredIngress(isvc: InferenceService, ingress: IngressConfig): 
   const rules: V1IngressRule[] = [top];
   if (transformer) rules.push(rule(hostFor(transformer, isvc, ingress), transformer));
   if (explainer) rules.push(rule(hostFor(explainer, isvc, ingress), explainer));
-  rules.push(rule(hostFor(predictor, isvc, ingress), predictor));
+  // The host keeps `{isvc}-predictor` whatever predictor.name says (KServe's route name).
+  rules.push(rule(hostFor(componentName(name, 'predictor'), isvc, ingress), predictor));
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',

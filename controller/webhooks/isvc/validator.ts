@@ -6,7 +6,7 @@
  *
  * Differences from KServe, on purpose: storage URI schemes are checked here (KServe checks
  * them in the controller); ModelMesh, and canaryTrafficPercent in Standard mode, are
- * rejected (kserve-ts has neither); in Knative mode `serving.kserve.io/autoscalerClass: hpa`
+ * rejected (kserve-ts has neither; Standard mode's canaries are spec.canary, canary-validation.ts); in Knative mode `serving.kserve.io/autoscalerClass: hpa`
  * selects Knative's HPA class (as the reconciler does) besides KServe's
  * `autoscaling.knative.dev/class`; the name must leave room for the component suffix;
  * deploymentMode is also immutable against the old annotation before the controller has
@@ -21,6 +21,7 @@ import { AUTOSCALER_CLASSES } from '../../reconcile/standard/hpa.js';
 import { redact } from '../../../storage-initializer/redact.js';
 import { SUPPORTED_STORAGE_SPEC_TYPES } from '../credentials/storage-spec.js';
 import { type ComponentContext, validateAutoscaling } from './autoscaling-validation.js';
+import { validateCanaries } from './canary-validation.js';
 import { storageUriProblem } from './storage-uri.js';
 
 /**
@@ -66,6 +67,7 @@ export function validateInferenceService(isvc: InferenceService, defaultDeployme
     if (!Number.isInteger(p) || p < 0 || p > 100) problems.push(`spec.predictor.canaryTrafficPercent must be an integer from 0 to 100, got ${p}`);
     else if (mode !== 'Knative') problems.push(`spec.predictor.canaryTrafficPercent is only supported in Knative mode (this InferenceService is ${mode})`);
   }
+  validateCanaries(isvc, { mode, implementationProblem }, problems);
 
   const transformer = isvc.spec.transformer;
   if (transformer) {
@@ -163,9 +165,13 @@ function validateName(isvc: InferenceService, mode: DeploymentMode, problems: st
   }
 }
 
-function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
+function implementationProblem(predictor: PredictorSpec): string | undefined {
   const found = implementations(predictor);
-  if (found.length !== 1) problems.push(`${EXACTLY_ONE_PREDICTOR} (found ${found.length}${found.length > 0 ? `: ${found.join(', ')}` : ''})`);
+  return found.length === 1 ? undefined : `${EXACTLY_ONE_PREDICTOR} (found ${found.length}${found.length > 0 ? `: ${found.join(', ')}` : ''})`;
+}
+
+function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
+  pushIf(problems, implementationProblem(predictor));
   const model = predictor.model;
   if (model) {
     if (!model.modelFormat?.name) problems.push('spec.predictor.model.modelFormat.name is required');
