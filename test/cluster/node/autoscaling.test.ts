@@ -98,6 +98,7 @@ describe('Standard-mode autoscaling and stop on a real node', () => {
       until: (o) => typeof o.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 'number',
     });
     expect(condition(measured, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
+    const before = measured.status.currentMetrics[0].resource.current.averageUtilization as number;
 
     const base = `http://${await k.clusterIP(COMPONENT)}`;
     await waitRoutable(base, ISVC);
@@ -115,7 +116,9 @@ describe('Standard-mode autoscaling and stop on a real node', () => {
     expect(deployment.spec.replicas).toBeLessThanOrEqual(3);
     const after = await k.getJson(['get', 'hpa', COMPONENT, '-n', NS]);
     expect(after.status.desiredReplicas).toBeGreaterThan(1);
-    console.log(`autoscaling: ${sent.sent} requests (${sent.ok} answered) until the HPA scaled ${COMPONENT} to ${deployment.spec.replicas}`);
+    console.log(
+      `autoscaling: CPU at ${before}% of the request before the load; ${sent.sent} requests (${sent.ok} answered) until the HPA scaled ${COMPONENT} to ${deployment.spec.replicas}`,
+    );
   });
 
   it('2. serving.kserve.io/stop: Deployment, Service and HPA deleted, Stopped=True, requests fail; removed: back and serving', { timeout: 420_000 }, async () => {
