@@ -13,6 +13,7 @@
 #   (the server plus examples/transformer compiled, as its --model_module), and
 #   kserve-ts-metrics-server:<version> (metrics-server, built from the Go module proxy by
 #   scripts/metrics-server-binary.sh: the resource metrics API the autoscaling suite's HPA reads)
+#   and kserve-ts-keda:<version> (KEDA's operator, built the same way by scripts/keda-binary.sh)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
@@ -48,10 +49,10 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 
 log() { echo "[build-images] $*" >&2; }
 
-ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer metrics-server)
+ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer metrics-server keda)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
 DOCKERFILE_TARGETS=(server storage-initializer controller router server-tensorflow)
-DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer metrics-server)
+DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer metrics-server keda)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
 [[ "${wanted[*]}" != all ]] || wanted=("${ALL_TARGETS[@]}")
@@ -186,6 +187,16 @@ if want metrics-server; then
   cp images/metrics-server.Dockerfile "$ms_context/Dockerfile"
   printf 'Dockerfile\n' > "$ms_context/.dockerignore"
   build "kserve-ts-metrics-server:$VERSION" "$ms_context" --build-arg BASE="$BASE" --build-arg METRICS_SERVER_VERSION="${ms_version#metrics-server-}"
+fi
+if want keda; then
+  keda_bin="$(bash scripts/keda-binary.sh)"
+  keda_version="$(basename "$(dirname "$(dirname "$keda_bin")")")"
+  keda_context="$(mktemp -d)"
+  cleanup+=("$keda_context")
+  cp "$keda_bin" "$keda_context/keda"
+  cp images/keda.Dockerfile "$keda_context/Dockerfile"
+  printf 'Dockerfile\n' > "$keda_context/.dockerignore"
+  build "kserve-ts-keda:$VERSION" "$keda_context" --build-arg BASE="$BASE" --build-arg KEDA_VERSION="${keda_version#keda-}"
 fi
 
 if want server-cuda; then
