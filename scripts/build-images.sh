@@ -6,11 +6,14 @@
 #   with the libtensorflow binding scripts/build-tfjs-node.sh builds from the tensorflow-cpu wheel)
 #   and kserve-ts-server-cuda:<version> (the server plus onnxruntime's CUDA execution provider and
 #   CUDA 13 libraries from PyPI wheels, scripts/install-cuda-ep.sh; about 2.2 GB of libraries),
-#   and three images for the one-node cluster's suites and walk-throughs (docs/kubernetes.md):
+#   and images for the one-node cluster's suites and walk-throughs (docs/kubernetes.md):
 #   kserve-ts-model-iris:<version> (a modelcar: the iris ONNX model under /models, for
 #   storageUri oci://kserve-ts-model-iris:<version>), kserve-ts-custom-model:<version> (the server
 #   plus examples/custom-model compiled, as its --model_module) and kserve-ts-transformer:<version>
-#   (the server plus examples/transformer compiled, as its --model_module)
+#   (the server plus examples/transformer compiled, as its --model_module), and
+#   kserve-ts-metrics-server:<version> (metrics-server, built from the Go module proxy by
+#   scripts/metrics-server-binary.sh: the resource metrics API the autoscaling suite's HPA reads)
+#   and kserve-ts-keda:<version> (KEDA's operator, built the same way by scripts/keda-binary.sh)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
@@ -46,10 +49,10 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 
 log() { echo "[build-images] $*" >&2; }
 
-ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer)
+ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer metrics-server keda)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
 DOCKERFILE_TARGETS=(server storage-initializer controller router server-tensorflow)
-DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer)
+DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer metrics-server keda)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
 [[ "${wanted[*]}" != all ]] || wanted=("${ALL_TARGETS[@]}")
@@ -172,6 +175,28 @@ if want model-iris; then
   cp images/model-iris.Dockerfile "$model_context/Dockerfile"
   printf 'Dockerfile\n' > "$model_context/.dockerignore"
   build "kserve-ts-model-iris:$VERSION" "$model_context" --build-arg BASE="$BASE"
+fi
+
+if want metrics-server; then
+  # A Go program of the node's suites: its binary (cached by version) on the Debian base.
+  ms_bin="$(bash scripts/metrics-server-binary.sh)"
+  ms_version="$(basename "$(dirname "$(dirname "$ms_bin")")")"
+  ms_context="$(mktemp -d)"
+  cleanup+=("$ms_context")
+  cp "$ms_bin" "$ms_context/metrics-server"
+  cp images/metrics-server.Dockerfile "$ms_context/Dockerfile"
+  printf 'Dockerfile\n' > "$ms_context/.dockerignore"
+  build "kserve-ts-metrics-server:$VERSION" "$ms_context" --build-arg BASE="$BASE" --build-arg METRICS_SERVER_VERSION="${ms_version#metrics-server-}"
+fi
+if want keda; then
+  keda_bin="$(bash scripts/keda-binary.sh)"
+  keda_version="$(basename "$(dirname "$(dirname "$keda_bin")")")"
+  keda_context="$(mktemp -d)"
+  cleanup+=("$keda_context")
+  cp "$keda_bin" "$keda_context/keda"
+  cp images/keda.Dockerfile "$keda_context/Dockerfile"
+  printf 'Dockerfile\n' > "$keda_context/.dockerignore"
+  build "kserve-ts-keda:$VERSION" "$keda_context" --build-arg BASE="$BASE" --build-arg KEDA_VERSION="${keda_version#keda-}"
 fi
 
 if want server-cuda; then

@@ -37,9 +37,11 @@
 # Images: the pause image (a static C program built with gcc) and the kserve-ts images at
 # package.json's version, built by scripts/build-images.sh: server, storage-initializer and
 # controller must be there (the charts run nothing without them); server-tensorflow, the
-# model-iris modelcar, custom-model, transformer, router and server-cuda are imported when they have
-# been built (the suites and docs/kubernetes.md sections 5-7 use them; server-cuda, 2.6 GB,
-# only the GPU runtime suite) and named as skipped otherwise. KNODE_IMAGES="IMG ..." replaces
+# model-iris modelcar, custom-model, transformer, router, server-cuda, metrics-server (the
+# resource metrics API the autoscaling suite deploys; the apiserver has the front-proxy client
+# certificate aggregated APIs need) and keda (KEDA's operator, the KEDA suite) are imported
+# when they have been built (the suites and docs/kubernetes.md sections 5-7 use them;
+# server-cuda, 2.6 GB, only the GPU runtime suite) and named as skipped otherwise. KNODE_IMAGES="IMG ..." replaces
 # the required list (and then nothing optional is imported).
 # They are `docker save`d from the private engine (scripts/docker-engine.sh, started if
 # needed) and imported with `ctr import`; pods use imagePullPolicy IfNotPresent or Never.
@@ -84,7 +86,7 @@ if [[ -n "${KNODE_IMAGES:-}" ]]; then
   OPTIONAL_IMAGES=""
 else
   KNODE_IMAGES="kserve-ts-server:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION"
-  OPTIONAL_IMAGES="kserve-ts-server-tensorflow:$VERSION kserve-ts-router:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION"
+  OPTIONAL_IMAGES="kserve-ts-server-tensorflow:$VERSION kserve-ts-router:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION kserve-ts-metrics-server:$VERSION kserve-ts-keda:$VERSION"
 fi
 # Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
 KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
@@ -199,6 +201,9 @@ make_certs() {
   cert kubelet "system:node:$NODE_NAME" system:nodes ""
   cert kube-proxy system:kube-proxy "" ""
   cert coredns system:coredns "" ""
+  # The apiserver's client certificate towards aggregated API servers (metrics-server's
+  # metrics.k8s.io): its CN is the one --requestheader-allowed-names lets vouch for a user.
+  cert front-proxy-client front-proxy-client "" ""
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -477,6 +482,8 @@ up() {
     --requestheader-client-ca-file="$S/certs/ca.crt" --requestheader-allowed-names=front-proxy-client \
     --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$S/certs/front-proxy-client.crt" --proxy-client-key-file="$S/certs/front-proxy-client.key" \
+    --enable-aggregator-routing=true \
     --profiling=false
   wait_until 30 "containerd" containerd ctr_ version
   ensure_pause_image

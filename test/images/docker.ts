@@ -15,7 +15,8 @@ const DOCKER = process.env['DOCKER'] ?? '/usr/bin/docker';
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export function imageName(
-  name: 'server' | 'server-tensorflow' | 'server-cuda' | 'storage-initializer' | 'controller' | 'router' | 'model-iris' | 'custom-model' | 'transformer',
+  name:
+    'server' | 'server-tensorflow' | 'server-cuda' | 'storage-initializer' | 'controller' | 'router' | 'model-iris' | 'custom-model' | 'transformer' | 'metrics-server' | 'keda',
 ): string {
   return `kserve-ts-${name}:${VERSION}`;
 }
