@@ -40,6 +40,7 @@ export no_proxy="$NO_PROXY"
 # other ran tests.
 rc_main=0
 rc_triton=0
+# test/compat/hf/ is a suite of its own (its own venv with torch and vLLM): hf/run.sh.
 echo "[compat] kserve clients, raw HTTP, differential and ported anchor tests" >&2
 "$py" -m pytest -p no:cacheprovider -ra test/compat \
   --ignore=test/compat/test_tritonclient_grpc.py --ignore=test/compat/test_graph_router.py --ignore=test/compat/hf "$@" || rc_main=$?
