@@ -123,6 +123,7 @@ for (const [label, dir] of models) {
   }
 }
 
+const ratio = (a: number, b: number) => (a > 0 && b > 0 ? (a / b).toFixed(2) : '–');
 const f = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const lines = [
   '| model | strings / request | c | kserve-ts req/s | p50 ms | p99 ms | huggingfaceserver req/s | p50 ms | p99 ms | × req/s | × p50 |',
@@ -138,7 +139,7 @@ for (const [label] of models) {
       const b = hf.points.get(`${batch}/${c}`) as LoadResult;
       for (const r of [a, b]) if (r.errors > 0 || r.rps === 0) problems.push(`${label} ${r.name}: ${r.errors} errors, ${r.rps} req/s`);
       lines.push(
-        `| ${label} | ${batch} | ${c} | ${f(a.rps)} | ${f(a.p50)} | ${f(a.p99)} | ${f(b.rps)} | ${f(b.p50)} | ${f(b.p99)} | ${(a.rps / b.rps).toFixed(2)} | ${(a.p50 / b.p50).toFixed(2)} |`,
+        `| ${label} | ${batch} | ${c} | ${f(a.rps)} | ${f(a.p50)} | ${f(a.p99)} | ${f(b.rps)} | ${f(b.p50)} | ${f(b.p99)} | ${ratio(a.rps, b.rps)} | ${ratio(a.p50, b.p50)} |`,
       );
     }
   }
