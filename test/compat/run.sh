@@ -40,9 +40,10 @@ export no_proxy="$NO_PROXY"
 # other ran tests.
 rc_main=0
 rc_triton=0
+# test/compat/hf/ is a suite of its own (its own venv with torch and vLLM): hf/run.sh.
 echo "[compat] kserve clients, raw HTTP, differential and ported anchor tests" >&2
 "$py" -m pytest -p no:cacheprovider -ra test/compat \
-  --ignore=test/compat/test_tritonclient_grpc.py --ignore=test/compat/test_graph_router.py "$@" || rc_main=$?
+  --ignore=test/compat/test_tritonclient_grpc.py --ignore=test/compat/test_graph_router.py --ignore=test/compat/hf "$@" || rc_main=$?
 echo "[compat] tritonclient.grpc, also through the InferenceGraph router (its own process: see the header of this script)" >&2
 "$py" -m pytest -p no:cacheprovider -ra test/compat/test_tritonclient_grpc.py test/compat/test_graph_router.py "$@" || rc_triton=$?
 
