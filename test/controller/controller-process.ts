@@ -89,7 +89,8 @@ export async function startController(cp: TestControlPlane, identity: string, ex
 /**
  * The hooks of a controller suite on the real API server: the controller's log tail on every
  * failed test, and the controller, the kubelet and the control plane stopped at the end (in
- * that order). `parts` is read when the hooks run, after the suite's beforeAll set them.
+ * that order; a loaded machine may take a minute or more to stop them, so the bound only catches
+ * a hang). `parts` is read when the hooks run, after the suite's beforeAll set them.
  */
 export function controllerSuiteHooks(parts: () => { controller?: ControllerProcess; kubelet?: FakeKubelet; cp?: TestControlPlane }): void {
   beforeEach(() => {
@@ -102,5 +103,5 @@ export function controllerSuiteHooks(parts: () => { controller?: ControllerProce
     await controller?.stop();
     await kubelet?.stop();
     await cp?.stop();
-  }, 60_000);
+  }, 300_000);
 }

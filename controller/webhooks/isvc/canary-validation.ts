@@ -47,7 +47,8 @@ export function validateCanaries(isvc: InferenceService, checks: CanaryChecks, p
     seen.add(n);
     if (n === stable.name) problems.push(`canary predictor.name "${n}" conflicts with stable predictor name`);
     const p = canary.trafficPercent;
-    if (!Number.isInteger(p) || p < 0 || p > 100) problems.push(`canary "${n}" trafficPercent must be between 0 and 100, got ${p}`);
+    // A review posted without the CRD's schema in front may lack it or carry another type: say what came.
+    if (!Number.isInteger(p) || p < 0 || p > 100) problems.push(`canary "${n}" trafficPercent must be between 0 and 100, got ${p === undefined ? 'none' : JSON.stringify(p)}`);
     else total += p;
     const implementation = checks.implementationProblem(canary.predictor);
     if (implementation) problems.push(`canary "${n}" predictor: ${implementation}`);
