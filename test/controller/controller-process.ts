@@ -1,10 +1,13 @@
 /** Starts `kserve-ts controller` (the built CLI) against a test control plane. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../helpers/free-port.js';
 import { type CliProcess, runCli } from '../helpers/process.js';
+import { ROOT } from '../helpers/server.js';
 import { afterAll, beforeEach, onTestFailed } from 'vitest';
-import type { FakeKubelet, TestControlPlane } from './harness/index.js';
+import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet } from './harness/index.js';
+import { type Clients, clientsFor, createNamespace, kubectlApply } from './kube-test-helpers.js';
 
 export interface ControllerProcess {
   readonly cli: CliProcess;
@@ -104,4 +107,51 @@ export function controllerSuiteHooks(parts: () => { controller?: ControllerProce
     await kubelet?.stop();
     await cp?.stop();
   }, 300_000);
+}
+
+export interface ControllerSuiteOptions {
+  /** The suite's namespace (created beside `kserve`). */
+  readonly namespace: string;
+  /** The controller's leader-election identity. */
+  readonly identity: string;
+  /** The inferenceservice-config ConfigMap (YAML) the controller reads. */
+  readonly config: string;
+  /** Install the Gateway API's own CRDs (pinned, from the Go module proxy; cached). */
+  readonly gatewayApi?: boolean;
+  /** Anything else the API server must serve before the controller starts (other CRDs). */
+  readonly beforeController?: (cp: TestControlPlane) => Promise<void>;
+}
+
+export interface ControllerSuite {
+  readonly cp: TestControlPlane;
+  readonly c: Clients;
+  readonly kubelet: FakeKubelet;
+  readonly controller: ControllerProcess;
+}
+
+/**
+ * The start-up every controller suite on the real API server shares: the control plane, the
+ * namespaces, the config, a kubelet that marks pods ready, the shipped RBAC, the controller
+ * running as its own ServiceAccount (so a missing RBAC rule fails the suite) and the shipped
+ * kserve-ts ServingRuntime.
+ */
+export async function startControllerSuite(o: ControllerSuiteOptions): Promise<ControllerSuite> {
+  const cp = await startControlPlane();
+  const c = clientsFor(cp);
+  await createNamespace(c, 'kserve');
+  await createNamespace(c, o.namespace);
+  if (o.gatewayApi) {
+    const crds = execFileSync('bash', [path.join(ROOT, 'scripts/gateway-api-crds.sh')], { encoding: 'utf8' }).trim();
+    for (const kind of ['gatewayclasses', 'gateways', 'httproutes']) {
+      const r = await cp.kubectl(['apply', '--server-side', '-f', path.join(crds, `gateway.networking.k8s.io_${kind}.yaml`)]);
+      if (r.code !== 0) throw new Error(`applying the Gateway API CRD ${kind} failed: ${r.stderr}`);
+    }
+  }
+  await kubectlApply(cp, o.config);
+  await o.beforeController?.(cp);
+  const kubelet = await startFakeKubelet(cp.kubeConfig);
+  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
+  const controller = await startController(cp, o.identity, [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
+  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
+  return { cp, c, kubelet, controller };
 }

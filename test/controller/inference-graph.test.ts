@@ -14,15 +14,14 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InferenceGraph } from '../../controller/api/inference-graph.js';
 import type { KnativeService } from '../../controller/reconcile/knative/knative-service.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
 const NS = 'graphs';
 const CONFIG_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/inferenceservice-config.yaml'), 'utf8');
-const RUNTIME_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8');
 
 let cp: TestControlPlane;
 let c: Clients;
@@ -54,17 +53,15 @@ ${spec}`;
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  await kubectlApply(cp, CONFIG_YAML);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'test/controller/fixtures/knative-service-crd.yaml'), 'utf8'));
-  await waitFor(async () => (await cp.kubectl(['get', 'ksvc', '-A'])).code === 0, { description: 'Knative CRD served' });
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'graph-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
-  await kubectlApply(cp, RUNTIME_YAML);
+  ({ cp, c, kubelet, controller } = await startControllerSuite({
+    namespace: NS,
+    identity: 'graph-replica',
+    config: CONFIG_YAML,
+    beforeController: async (plane) => {
+      await kubectlApply(plane, readFileSync(path.join(ROOT, 'test/controller/fixtures/knative-service-crd.yaml'), 'utf8'));
+      await waitFor(async () => (await plane.kubectl(['get', 'ksvc', '-A'])).code === 0, { description: 'Knative CRD served' });
+    },
+  }));
 }, 45 * 60_000);
 
 controllerSuiteHooks(() => ({ controller, kubelet, cp }));

@@ -6,16 +6,12 @@
  * legacy framework shorthands. The controller runs as its ServiceAccount with the shipped
  * RBAC, so a missing rule (ingresses, httproutes) fails these tests.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { NetworkingV1Api, type V1Deployment, type V1PodSpec } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
-import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, conditionOf, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, standardConfigYaml, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
@@ -28,20 +24,6 @@ let controller: ControllerProcess;
 
 const routes = { group: 'gateway.networking.k8s.io', version: 'v1', namespace: NS, plural: 'httproutes' };
 
-/** The shipped ConfigMap with `ingress` replaced. */
-function configYaml(ingress: Record<string, unknown>): string {
-  return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: inferenceservice-config
-  namespace: kserve
-data:
-  deploy: '{"defaultDeploymentMode": "Standard"}'
-  ingress: '${JSON.stringify({ ingressDomain: 'example.com', urlScheme: 'http', ...ingress })}'
-  storageInitializer: '{"image": "kserve-ts-storage-initializer:0.1.0"}'
-`;
-}
-
 async function deployment(name: string): Promise<V1Deployment> {
   return waitFor(() => c.apps.readNamespacedDeployment({ name, namespace: NS }), { description: `Deployment ${name}` });
 }
@@ -52,22 +34,13 @@ async function podSpecOf(isvc: string, spec: string, component = 'predictor'): P
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
+  ({ cp, c, kubelet, controller } = await startControllerSuite({
+    namespace: NS,
+    identity: 'fields-replica',
+    config: standardConfigYaml({ ingressClassName: 'nginx' }),
+    gatewayApi: true,
+  }));
   net = cp.kubeConfig.makeApiClient(NetworkingV1Api);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  // The Gateway API's own CRDs at a pinned version, from the Go module proxy (cached).
-  const crds = execFileSync('bash', [path.join(ROOT, 'scripts/gateway-api-crds.sh')], { encoding: 'utf8' }).trim();
-  for (const kind of ['gatewayclasses', 'gateways', 'httproutes']) {
-    const r = await cp.kubectl(['apply', '--server-side', '-f', path.join(crds, `gateway.networking.k8s.io_${kind}.yaml`)]);
-    expect(r.code, r.stderr).toBe(0);
-  }
-  await kubectlApply(cp, configYaml({ ingressClassName: 'nginx' }));
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'fields-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
 }, 45 * 60_000);
 
 controllerSuiteHooks(() => ({ controller, kubelet, cp }));
@@ -241,7 +214,7 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
   beforeAll(async () => {
     await kubectlApply(
       cp,
-      configYaml({
+      standardConfigYaml({
         enableGatewayApi: true,
         kserveIngressGateway: 'kserve/kserve-ingress-gateway',
         domainTemplate: '{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}',
@@ -250,7 +223,7 @@ describe('Gateway API HTTPRoutes (ingress.enableGatewayApi)', () => {
     );
   });
   afterAll(async () => {
-    await kubectlApply(cp, configYaml({ ingressClassName: 'nginx' }));
+    await kubectlApply(cp, standardConfigYaml({ ingressClassName: 'nginx' }));
   });
 
   /** What a Gateway controller reports once it has accepted the route. */

@@ -92,3 +92,18 @@ export async function notFound(p: Promise<unknown>): Promise<boolean> {
     return isNotFound(err);
   }
 }
+
+/**
+ * An inferenceservice-config ConfigMap in Standard mode: KServe's example domain with `ingress`
+ * merged in, the kserve-ts storage-initializer, and any further keys (JSON values) as given.
+ */
+export function standardConfigYaml(ingress: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): string {
+  const data: Record<string, unknown> = {
+    deploy: { defaultDeploymentMode: 'Standard' },
+    ingress: { ingressDomain: 'example.com', urlScheme: 'http', ...ingress },
+    ...extra,
+    storageInitializer: { image: 'kserve-ts-storage-initializer:0.1.0' },
+  };
+  const lines = Object.entries(data).map(([k, v]) => `  ${k}: '${JSON.stringify(v)}'`);
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inferenceservice-config\n  namespace: kserve\ndata:\n${lines.join('\n')}\n`;
+}

@@ -8,18 +8,14 @@
  * removing a canary and stopping the InferenceService; the webhook's refusals; and the refusal with a plain Ingress. The fake kubelet runs the
  * pods, the real kube-controller-manager makes the Deployments available.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { NetworkingV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InferenceService } from '../../controller/api/inference-service.js';
 import { ANN_STORAGE_INITIALIZER_SOURCE_URI } from '../../controller/constants.js';
 import type { HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
-import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, conditionOf, createNamespace, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, conditionOf, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, standardConfigYaml, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
@@ -30,19 +26,6 @@ let kubelet: FakeKubelet;
 let controller: ControllerProcess;
 
 const routes = { group: 'gateway.networking.k8s.io', version: 'v1', namespace: NS, plural: 'httproutes' };
-
-function configYaml(ingress: Record<string, unknown>): string {
-  return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: inferenceservice-config
-  namespace: kserve
-data:
-  deploy: '{"defaultDeploymentMode": "Standard"}'
-  ingress: '${JSON.stringify({ ingressDomain: 'example.com', urlScheme: 'http', ...ingress })}'
-  storageInitializer: '{"image": "kserve-ts-storage-initializer:0.1.0"}'
-`;
-}
 
 const GATEWAY = { enableGatewayApi: true, kserveIngressGateway: 'kserve/kserve-ingress-gateway' };
 
@@ -56,20 +39,7 @@ const backends = (route: HttpRoute): [string, number][][] =>
 const canaryReady = (i: InferenceService, name: string): boolean | undefined => i.status?.canaryStatuses?.find((s) => s.name === name)?.ready;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  const crds = execFileSync('bash', [path.join(ROOT, 'scripts/gateway-api-crds.sh')], { encoding: 'utf8' }).trim();
-  for (const kind of ['gatewayclasses', 'gateways', 'httproutes']) {
-    const r = await cp.kubectl(['apply', '--server-side', '-f', path.join(crds, `gateway.networking.k8s.io_${kind}.yaml`)]);
-    expect(r.code, r.stderr).toBe(0);
-  }
-  await kubectlApply(cp, configYaml(GATEWAY));
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'canary-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
+  ({ cp, c, kubelet, controller } = await startControllerSuite({ namespace: NS, identity: 'canary-replica', config: standardConfigYaml(GATEWAY), gatewayApi: true }));
 }, 45 * 60_000);
 
 controllerSuiteHooks(() => ({ controller, kubelet, cp }));
@@ -236,7 +206,7 @@ describe('webhook refusals', () => {
 
 describe('canaries with a plain Ingress', () => {
   it('are refused with IngressReady False and a reason saying the Gateway API is needed', async () => {
-    await kubectlApply(cp, configYaml({}));
+    await kubectlApply(cp, standardConfigYaml({}));
     await kubectlApply(
       cp,
       isvcYaml(

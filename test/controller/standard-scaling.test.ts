@@ -14,9 +14,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InferenceService } from '../../controller/api/inference-service.js';
 import type { ScaledObject } from '../../controller/reconcile/standard/scaled-object.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, conditionOf, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, standardConfigYaml, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
@@ -30,17 +30,7 @@ let controller: ControllerProcess;
 
 const scaledObjects = { group: 'keda.sh', version: 'v1alpha1', namespace: NS, plural: 'scaledobjects' };
 
-const CONFIG = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: inferenceservice-config
-  namespace: kserve
-data:
-  deploy: '{"defaultDeploymentMode": "Standard"}'
-  ingress: '{"ingressDomain": "example.com", "urlScheme": "http"}'
-  autoscaler: '{"scaleUpStabilizationWindowSeconds": "0", "scaleDownStabilizationWindowSeconds": "300"}'
-  storageInitializer: '{"image": "kserve-ts-storage-initializer:0.1.0"}'
-`;
+const CONFIG = standardConfigYaml({}, { autoscaler: { scaleUpStabilizationWindowSeconds: '0', scaleDownStabilizationWindowSeconds: '300' } });
 
 const ONNX = `    model:
       modelFormat: { name: onnx }
@@ -55,16 +45,8 @@ const patchIsvc = async (name: string, patch: unknown): Promise<void> => {
 };
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
+  ({ cp, c, kubelet, controller } = await startControllerSuite({ namespace: NS, identity: 'scaling-replica', config: CONFIG }));
   net = cp.kubeConfig.makeApiClient(NetworkingV1Api);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  await kubectlApply(cp, CONFIG);
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'scaling-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
 }, 45 * 60_000);
 
 controllerSuiteHooks(() => ({ controller, kubelet, cp }));

@@ -13,15 +13,14 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TrainedModel } from '../../controller/api/trained-model.js';
 import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, createNamespace, getIsvc, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, getIsvc, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, notFound, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
 const NS = 'trainedmodels';
 const CONFIG_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/inferenceservice-config.yaml'), 'utf8');
-const RUNTIME_YAML = readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8');
 
 let cp: TestControlPlane;
 let c: Clients;
@@ -80,15 +79,7 @@ spec:
 `;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  await kubectlApply(cp, CONFIG_YAML);
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'tm-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
-  await kubectlApply(cp, RUNTIME_YAML);
+  ({ cp, c, kubelet, controller } = await startControllerSuite({ namespace: NS, identity: 'tm-replica', config: CONFIG_YAML }));
   await kubectlApply(cp, MMS_RUNTIME, NS);
   await kubectlApply(
     cp,
