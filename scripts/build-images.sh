@@ -116,11 +116,12 @@ source_url="$(node -p 'const p=require("./package.json"); (p.repository && (p.re
 
 # build IMAGE CONTEXT [docker build args...]
 build() {
-  local image=$1 dir=$2
+  local image=$1 dir=$2 start=$SECONDS
   shift 2
   log "building $image"
   DOCKER_BUILDKIT=0 "$DOCKER" build -q --build-arg VERSION="$VERSION" --build-arg SOURCE="$source_url" \
     -t "$image" "$@" "$dir" >/dev/null
+  log "built $image in $((SECONDS - start)) s"
 }
 
 # compile_example NAME OUT: examples/NAME's TypeScript (strict, as docs/custom-models.md builds
@@ -200,22 +201,38 @@ if want keda; then
 fi
 
 if want server-cuda; then
-  # CUDA libraries go to /opt/kserve-ts/cuda/lib; the two provider libraries are linked into the
-  # binding's folder. Hard links when the cache and the context share a file system (2.2 GB).
+  # The server's own target on a base that already holds the CUDA libraries (in
+  # /opt/kserve-ts/cuda/lib), so the 2.2 GB layer is made once per base and library set and
+  # the engine's layer store (cached) keeps it: a changed server rebuilds only its app layer,
+  # and the node's containerd already has the big one. The two provider libraries are linked
+  # into the binding's folder, the only place onnxruntime looks for them.
   log "CUDA execution provider for kserve-ts-server-cuda"
   cuda_lib="$(bash scripts/install-cuda-ep.sh)"
-  cuda_context="$(mktemp -d "$cache_root/cuda-context.XXXXXX")"
-  cleanup+=("$cuda_context")
-  mkdir -p "$cuda_context/opt/kserve-ts/cuda"
-  cp -al "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib" 2>/dev/null || cp -a "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib"
-  cp images/server-cuda.Dockerfile "$cuda_context/Dockerfile"
-  printf 'Dockerfile\n' > "$cuda_context/.dockerignore"
-  ort_bin="$cuda_context/app/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
+  cuda_key="$( (echo "$BASE"; cat "$(dirname "$cuda_lib")/.done"; cat images/cuda-base.Dockerfile) | sha256sum | cut -c1-12)"
+  cuda_base="kserve-ts-cuda-base:$cuda_key"
+  if ! "$DOCKER" image inspect "$cuda_base" >/dev/null 2>&1; then
+    cuda_context="$(mktemp -d "$cache_root/cuda-context.XXXXXX")"
+    cleanup+=("$cuda_context")
+    mkdir -p "$cuda_context/opt/kserve-ts/cuda"
+    # Hard links when the cache and the context share a file system (2.2 GB).
+    cp -al "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib" 2>/dev/null || cp -a "$cuda_lib" "$cuda_context/opt/kserve-ts/cuda/lib"
+    cp images/cuda-base.Dockerfile "$cuda_context/Dockerfile"
+    printf 'Dockerfile\n' > "$cuda_context/.dockerignore"
+    build "$cuda_base" "$cuda_context" --build-arg BASE="$BASE"
+  fi
+  server_cuda_context="$(mktemp -d)"
+  cleanup+=("$server_cuda_context")
+  cp images/Dockerfile "$server_cuda_context/Dockerfile"
+  for t in "${DOCKERFILE_TARGETS[@]}"; do mkdir -p "$server_cuda_context/$t"; done
+  cp -al "$context/server/." "$server_cuda_context/server/" 2>/dev/null || cp -a "$context/server/." "$server_cuda_context/server/"
+  ort_bin="$server_cuda_context/server/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
   mkdir -p "$ort_bin"
   for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
     ln -s "/opt/kserve-ts/cuda/lib/$f" "$ort_bin/$f"
   done
-  build "kserve-ts-server-cuda:$VERSION" "$cuda_context" --build-arg SERVER="kserve-ts-server:$VERSION"
+  build "kserve-ts-server-cuda:$VERSION" "$server_cuda_context" --target server --build-arg BASE="$cuda_base" \
+    --label org.opencontainers.image.title=kserve-ts-server-cuda \
+    --label "org.opencontainers.image.description=kserve-ts-server with the onnxruntime CUDA execution provider (CUDA 13, cuDNN 9; needs an NVIDIA driver >= R580)"
 fi
 
 # The model-module images: the server image plus one compiled example under /app/examples

@@ -364,7 +364,9 @@ import_image() {
     return 0
   fi
   log "importing $img into the node's containerd"
+  local start=$SECONDS
   "$DOCKER" save "$img" | ctr_ images import - >/dev/null
+  log "imported $img in $((SECONDS - start)) s"
   mkdir -p "$CACHE/imported"
   echo "$id" >"$stamp"
 }
