@@ -10,10 +10,15 @@
  * runtime whose serving container requests an accelerator the model does not ask for, and
  * within a scope puts the runtimes built for the model's accelerators first. Without
  * accelerators on either side it changes nothing.
+ *
+ * And one for tasks (huggingface-tasks.ts): a runtime that declares the tasks it serves is
+ * a candidate only for a model whose `--task` is among them; an explicitly named one refuses
+ * the others. Runtimes that declare none (KServe's) are unaffected.
  */
 import { acceleratorsOf, runtimeAccelerators } from './accelerators.js';
 import type { ModelSpec, ProtocolVersion } from './api/inference-service.js';
 import type { ServingRuntime, ServingRuntimeSpec } from './api/serving-runtime.js';
+import { servesTask, taskMismatch } from './huggingface-tasks.js';
 
 export type RuntimeFailureReason = 'NoSupportingRuntime' | 'RuntimeNotRecognized' | 'RuntimeDisabled';
 
@@ -55,6 +60,7 @@ function explicitRuntime(model: ModelSpec, name: string, candidates: RuntimeCand
   if (!supportsFormat(model, runtime.spec, true)) {
     return fail('NoSupportingRuntime', 'Specified runtime does not support specified framework/version');
   }
+  if (!servesTask(runtime, model)) return fail('NoSupportingRuntime', taskMismatch(runtime, model));
   return chosen(model, runtime, namespaced ? 'namespace' : 'cluster');
 }
 
@@ -66,6 +72,7 @@ function autoSelectRuntime(model: ModelSpec, candidates: RuntimeCandidates): Run
     !r.spec.multiModel &&
     supportsFormat(model, r.spec, false) &&
     supportsProtocol(r.spec, protocol) &&
+    servesTask(r, model) &&
     runtimeAccelerators(r.spec).every((a) => wanted.includes(a));
   const ordered = (list: readonly ServingRuntime[]) => acceleratedFirst(orderCandidates(list.filter(eligible), model.modelFormat.name));
   const namespaced = ordered(candidates.namespaced);

@@ -14,6 +14,7 @@ import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access
 import type { TlsFiles } from './http/tls.js';
 import { LOGGER_FLAGS, type RequestLoggerConfig, requestLoggerFrom } from './request-logger/flags.js';
 import { PULLER_FLAGS, type PullerConfig, pullerFrom } from './puller/puller-flags.js';
+import { HUGGINGFACE_FLAGS, checkHuggingfaceFlags } from './huggingface-flags.js';
 
 export interface ServerConfig {
   readonly httpHost: string;
@@ -131,6 +132,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   // Accepted because KServe runtimes pass them, each with why it has no effect here: the
   // reason is the warning a user sees once when the flag is given.
   ...INERT_FLAGS.map(([name, why]): FlagSpec => ({ name, kind: 'string', inert: why, help: 'accepted for KServe compatibility; no effect' })),
+  // KServe huggingfaceserver's flags, so that its InferenceServices run the text runtime.
+  ...HUGGINGFACE_FLAGS,
 ];
 
 /** A flag's value is malformed (one line, naming the flag). */
@@ -195,6 +198,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   if (!['trace', 'debug', 'info', 'warn', 'warning', 'error', 'fatal', 'critical'].includes(logLevel)) {
     throw new FlagError(`--log_level must be one of trace, debug, info, warn, error; got '${logLevel}'`);
   }
+  checkHuggingfaceFlags(flags);
   const modelDir = get('model_dir') || undefined;
   const modelRepository = get('model_repository') || undefined;
   if (modelDir !== undefined && modelRepository !== undefined) {

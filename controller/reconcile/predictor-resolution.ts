@@ -15,6 +15,7 @@ import type { InferenceService } from '../api/inference-service.js';
 import { modelSpecOf } from '../api/model-spec.js';
 import type { InferenceServiceConfig } from '../config/inferenceservice-config.js';
 import { KSERVE_CONTAINER } from '../constants.js';
+import { modelIdStorageUri, taskNote } from '../huggingface-tasks.js';
 import { type RuntimeCandidates, selectRuntime } from '../runtime-selection.js';
 import type { ComponentPlan } from './component-plan.js';
 import { withModelConfig } from './multi-model/model-config-mount.js';
@@ -44,10 +45,17 @@ export function resolvePredictor(isvc: InferenceService, config: InferenceServic
   if (!selection.ok) {
     // KServe's message names neither; with ten legacy formats and two runtimes, say which.
     const { name, version } = model.modelFormat;
-    const what = `model format '${name}'${version ? ` version '${version}'` : ''}, protocol '${model.protocolVersion ?? 'v1'}'`;
+    const note = taskNote(model);
+    const what = `model format '${name}'${version ? ` version '${version}'` : ''}, protocol '${model.protocolVersion ?? 'v1'}'${note ? `; ${note}` : ''}`;
     return { ok: false, reason: selection.reason, message: selection.reason === 'NoSupportingRuntime' ? `${selection.message} (${what})` : selection.message };
   }
-  const resolved = { ...model, runtime: selection.runtime.metadata.name!, protocolVersion: selection.protocolVersion };
+  const modelIdUri = modelIdStorageUri(selection.runtime, model);
+  const resolved = {
+    ...model,
+    ...(modelIdUri ? { storageUri: modelIdUri } : {}),
+    runtime: selection.runtime.metadata.name!,
+    protocolVersion: selection.protocolVersion,
+  };
   const plan = planRuntimePredictor(isvc, resolved, selection.runtime, config);
   const multiModel = selection.runtime.spec.multiModel === true && !model.storageUri && !model.storage;
   return {

@@ -164,7 +164,7 @@ const MATRIX: { chart: string; sets: string[]; has: string[]; lacks: string[] }[
   {
     chart: RUNTIMES,
     sets: [],
-    has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-onnx-gpu', 'ClusterServingRuntime/kserve-ts-tensorflow'],
+    has: ['ClusterServingRuntime/kserve-ts-onnx', 'ClusterServingRuntime/kserve-ts-onnx-gpu', 'ClusterServingRuntime/kserve-ts-tensorflow', 'ClusterServingRuntime/kserve-ts-text'],
     lacks: ['ClusterStorageContainer/kserve-ts-storage-initializer'],
   },
   { chart: RUNTIMES, sets: ['runtimes.onnxGpu.enabled=false'], has: ['ClusterServingRuntime/kserve-ts-onnx'], lacks: ['ClusterServingRuntime/kserve-ts-onnx-gpu'] },
@@ -194,6 +194,20 @@ describe.each(MATRIX)('helm template $chart $sets', ({ chart, sets, has, lacks }
 
   it('is accepted by the apiserver (kubectl apply --dry-run=server --validate=strict)', async () => {
     await dryRunServer(yaml);
+  });
+});
+
+describe('the text runtime', () => {
+  it('kserve-ts-text: huggingface at priority 3 for the tasks it lists in serving.kserve-ts.io/tasks, as controller/runtimes/kserve-ts.yaml', async () => {
+    const rendered = objects(await template(RUNTIMES));
+    const text = rendered.find((o) => o.kind === 'ClusterServingRuntime' && o.metadata.name === 'kserve-ts-text') as
+      { metadata: { annotations?: Record<string, string> }; spec: { supportedModelFormats: unknown[]; containers: { image: string }[] } } | undefined;
+    expect(text?.metadata.annotations?.['serving.kserve-ts.io/tasks']).toBe('text_embedding,sequence_classification');
+    expect(text?.spec.supportedModelFormats).toEqual([{ name: 'huggingface', version: '1', autoSelect: true, priority: 3 }]);
+    expect(text?.spec.containers[0]?.image).toBe('kserve-ts-server:0.1.0');
+    // Runtimes that list no tasks carry no annotation: they serve every task of their formats.
+    const onnx = rendered.find((o) => o.kind === 'ClusterServingRuntime' && o.metadata.name === 'kserve-ts-onnx');
+    expect(onnx?.metadata.annotations?.['serving.kserve-ts.io/tasks']).toBeUndefined();
   });
 });
 

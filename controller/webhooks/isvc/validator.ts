@@ -17,6 +17,7 @@ import { type ComponentExtensionSpec, type InferenceService, LOGGER_MODES, type 
 import { LEGACY_FRAMEWORK_FIELDS, legacyFrameworksOf } from '../../api/model-spec.js';
 import { ANN_AUTOSCALER_CLASS, ANN_DEPLOYMENT_MODE, type DeploymentMode, KSERVE_CONTAINER } from '../../constants.js';
 import { normalizeDeploymentMode, resolveDeploymentMode } from '../../deployment-mode.js';
+import { unknownTaskProblem } from '../../huggingface-tasks.js';
 import { AUTOSCALER_CLASSES } from '../../reconcile/standard/hpa.js';
 import { redact } from '../../../storage-initializer/redact.js';
 import { SUPPORTED_STORAGE_SPEC_TYPES } from '../credentials/storage-spec.js';
@@ -175,6 +176,7 @@ function validatePredictor(predictor: PredictorSpec, problems: string[]): void {
   const model = predictor.model;
   if (model) {
     if (!model.modelFormat?.name) problems.push('spec.predictor.model.modelFormat.name is required');
+    pushIf(problems, unknownTaskProblem(model, 'spec.predictor.model'));
     if (model.storageUri !== undefined) pushIf(problems, storageUriProblem('spec.predictor.model.storageUri', model.storageUri));
     if (model.storage) {
       if (model.storageUri !== undefined && !model.storageUri.startsWith('s3://')) {

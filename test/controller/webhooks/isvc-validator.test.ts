@@ -59,6 +59,11 @@ describe('InferenceService validation: accepted', () => {
       `the legacy predictor.${f} spec`,
       { predictor: { [f]: { storageUri: 'gs://m/x' } } },
     ]),
+    ...['text_embedding', 'sequence_classification', 'text_generation', 'text2text_generation', 'fill_mask', 'token_classification'].map((task): [string, Shape] => [
+      `huggingface with KServe's --task=${task}`,
+      { predictor: model({ modelFormat: { name: 'huggingface' }, storageUri: 'hf://org/m', args: ['--model_name=m', `--task=${task}`] }) },
+    ]),
+    ['a --task another format defines for itself', { predictor: model({ args: ['--task=anything'] }) }],
     ['model + collocated transformer-container', { predictor: { ...model(), containers: [{ name: 'transformer-container', image: 't' }] } }],
     ['storage spec with s3', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'iris', parameters: { type: 's3' } } }) }],
     ['storage spec with hdfs', { predictor: model({ storageUri: undefined, storage: { key: 'k', path: 'models/iris', parameters: { type: 'hdfs' } } }) }],
@@ -131,6 +136,11 @@ describe('InferenceService validation: rejected', () => {
     ['name too long with a transformer', { name: 'a'.repeat(52), transformer: { containers: [{ name: 'transformer-container' }] } }, 'at most 51'],
     ['name too long for the Knative revision', { name: 'a'.repeat(48), annotations: KNATIVE }, "at most 47, so that '<name>-predictor-00001' fits"],
     ['no implementation', { predictor: { minReplicas: 1 } }, `${EXACTLY_ONE_PREDICTOR} (found 0)`],
+    [
+      'huggingface with a task KServe does not know (a hyphen for the underscore)',
+      { predictor: model({ modelFormat: { name: 'huggingface' }, args: ['--task', 'text-embedding'] }) },
+      "spec.predictor.model.args: --task 'text-embedding' is not supported; supported tasks are: text_embedding, sequence_classification, fill_mask, token_classification, text_generation, text2text_generation",
+    ],
     ['model and onnx', { predictor: { ...model(), onnx: { storageUri: 'gs://x' } } }, '(found 2: predictor.onnx, predictor.model)'],
     [
       'model and a kserve-container',
