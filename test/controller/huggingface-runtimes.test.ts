@@ -6,14 +6,11 @@
  * kserve-huggingfaceserver once that is installed; `--model_id` becomes the
  * storage-initializer's hf:// source; the webhook refuses a task KServe does not know.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROOT } from '../helpers/server.js';
-import { type ControllerProcess, controllerSuiteHooks, serviceAccountKubeconfig, startController } from './controller-process.js';
-import { type FakeKubelet, type TestControlPlane, startControlPlane, startFakeKubelet, waitFor } from './harness/index.js';
-import { type Clients, clientsFor, conditionOf, createNamespace, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, waitForIsvc } from './kube-test-helpers.js';
+import { type ControllerProcess, controllerSuiteHooks, startControllerSuite } from './controller-process.js';
+import { type FakeKubelet, type TestControlPlane, waitFor } from './harness/index.js';
+import { type Clients, conditionOf, isReady, isvcYaml, kubectlApply, kubectlApplyRejected, standardConfigYaml, waitForIsvc } from './kube-test-helpers.js';
 
 vi.setConfig({ testTimeout: 150_000 });
 
@@ -50,16 +47,7 @@ spec:
         limits: { cpu: "1", memory: 2Gi }
 `;
 
-const CONFIG = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: inferenceservice-config
-  namespace: kserve
-data:
-  deploy: '{"defaultDeploymentMode": "Standard"}'
-  ingress: '{"ingressDomain": "example.com", "disableIngressCreation": true}'
-  storageInitializer: '{"image": "kserve-ts-storage-initializer:0.1.0"}'
-`;
+const CONFIG = standardConfigYaml({ disableIngressCreation: true });
 
 /** A huggingface predictor with these args, as KServe's examples write it. */
 const hfModel = (args: string[], storageUri?: string) =>
@@ -82,16 +70,8 @@ async function deployment(name: string, until: (d: V1Deployment) => boolean = ()
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  c = clientsFor(cp);
-  await createNamespace(c, 'kserve');
-  await createNamespace(c, NS);
-  await kubectlApply(cp, CONFIG);
-  kubelet = await startFakeKubelet(cp.kubeConfig);
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/deploy/rbac.yaml'), 'utf8'));
-  controller = await startController(cp, 'hf-replica', [], await serviceAccountKubeconfig(cp, 'kserve', 'kserve-ts-controller'));
   // Only kserve-ts's runtimes at first; KServe's is installed by a test below.
-  await kubectlApply(cp, readFileSync(path.join(ROOT, 'controller/runtimes/kserve-ts.yaml'), 'utf8'));
+  ({ cp, c, kubelet, controller } = await startControllerSuite({ namespace: NS, identity: 'hf-replica', config: CONFIG }));
 }, 45 * 60_000);
 
 controllerSuiteHooks(() => ({ controller, kubelet, cp }));
