@@ -145,14 +145,21 @@ EOF
   rm -rf "$cfg"
 }
 
-context="$(mktemp -d)"
-cleanup=("$context")
+# One context per target of images/Dockerfile: its own staged folder and an empty one for each
+# other target. The classic builder sends the whole context with every build, so one shared
+# context sent every target's tree (server-tensorflow's libtensorflow included) five times.
+contexts="$(mktemp -d)"
+cleanup=("$contexts")
+for t in "${DOCKERFILE_TARGETS[@]}"; do
+  mkdir -p "$contexts/$t"
+  cp images/Dockerfile "$contexts/$t/Dockerfile"
+  for other in "${DOCKERFILE_TARGETS[@]}"; do mkdir -p "$contexts/$t/$other"; done
+done
 trap 'rm -rf "${cleanup[@]}"' EXIT
-cp images/Dockerfile "$context/Dockerfile"
 if want server || want storage-initializer || want controller || want router; then
   modules="$(prod_modules)"
   for t in server storage-initializer controller router; do
-    if want "$t"; then node scripts/image-stage.mjs "$t" "$modules" "$context/$t"; fi
+    if want "$t"; then node scripts/image-stage.mjs "$t" "$modules" "$contexts/$t/$t"; fi
   done
 fi
 if want server-tensorflow; then
@@ -160,13 +167,12 @@ if want server-tensorflow; then
   # and what the server imports from that tree, which npm ci installed from the same lock file.
   log "native TensorFlow binding for kserve-ts-server-tensorflow"
   bash scripts/build-tfjs-node.sh >&2
-  node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$context/server-tensorflow"
+  node scripts/image-stage.mjs server-tensorflow "$PWD/node_modules" "$contexts/server-tensorflow/server-tensorflow"
 fi
-# The classic builder runs every stage before the target: the ones not asked for get an empty
-# folder (their throw-away stage is a copy of nothing; only the asked-for targets are tagged).
-for t in "${DOCKERFILE_TARGETS[@]}"; do mkdir -p "$context/$t"; done
+# The classic builder runs every stage before the target: the ones not asked for copy an
+# empty folder (a throw-away stage; only the asked-for targets are tagged).
 for t in "${DOCKERFILE_TARGETS[@]}"; do
-  if want "$t"; then build "kserve-ts-$t:$VERSION" "$context" --target "$t" --build-arg BASE="$BASE"; fi
+  if want "$t"; then build "kserve-ts-$t:$VERSION" "$contexts/$t" --target "$t" --build-arg BASE="$BASE"; fi
 done
 if want model-iris; then
   model_context="$(mktemp -d)"
@@ -224,7 +230,7 @@ if want server-cuda; then
   cleanup+=("$server_cuda_context")
   cp images/Dockerfile "$server_cuda_context/Dockerfile"
   for t in "${DOCKERFILE_TARGETS[@]}"; do mkdir -p "$server_cuda_context/$t"; done
-  cp -al "$context/server/." "$server_cuda_context/server/" 2>/dev/null || cp -a "$context/server/." "$server_cuda_context/server/"
+  cp -al "$contexts/server/server/." "$server_cuda_context/server/" 2>/dev/null || cp -a "$contexts/server/server/." "$server_cuda_context/server/"
   ort_bin="$server_cuda_context/server/node_modules/onnxruntime-node/bin/napi-v6/linux/x64"
   mkdir -p "$ort_bin"
   for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
