@@ -49,7 +49,7 @@ export interface HttpRoute {
   kind: 'HTTPRoute';
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string>; ownerReferences: V1OwnerReference[]; generation?: number };
   spec: { hostnames: string[]; parentRefs: unknown[]; rules: unknown[] };
-  status?: { parents?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] }[] };
+  status?: { parents?: { conditions?: { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }[] }[] };
 }
 
 /** What a route sends to: the component's Service and the component fields that shape the rule. */
@@ -167,6 +167,18 @@ export function httpRouteProblem(route: HttpRoute): { reason: string; message: s
     if (failed) return { reason: failed.reason ?? 'HttpRouteNotReady', message: `HTTPRoute ${route.metadata.name}: ${failed.message ?? failed.type}` };
   }
   return undefined;
+}
+
+/**
+ * Whether the Gateways that report on `route` have reported on its current generation, so
+ * none routes by an older rule set any more: what the old stable predictor of a promotion
+ * waits for before it is deleted. A route no Gateway has reported on (none installed, or not
+ * yet) has nothing to wait for.
+ */
+export function httpRouteReportedCurrent(route: HttpRoute): boolean {
+  const generation = route.metadata.generation;
+  if (generation === undefined) return true;
+  return (route.status?.parents ?? []).every((p) => (p.conditions ?? []).every((c) => c.observedGeneration === undefined || c.observedGeneration >= generation));
 }
 
 function protocolPorts(service: V1Service): { rest?: number; grpc?: number } {
