@@ -97,8 +97,6 @@ function objects(): object[] {
                   `--entryPoints.traefik.address=:${PING_PORT}`,
                   '--ping=true',
                   '--providers.kubernetesGateway=true',
-                  `--providers.kubernetesGateway.statusAddress.service.name=${NAME}`,
-                  `--providers.kubernetesGateway.statusAddress.service.namespace=${NS}`,
                   '--global.checkNewVersion=false',
                   '--global.sendAnonymousUsage=false',
                   '--log.level=INFO',
