@@ -108,8 +108,13 @@ async function send(opts: { count: number; concurrency: number; headers?: Record
 
 const isvc = (): Promise<Obj> => suite.k.getJson(['get', 'inferenceservice', ISVC, '-n', NS]);
 const route = (name: string): Promise<Obj> => suite.k.getJson(['get', 'httproute', name, '-n', NS]);
-const weights = (r: Obj): [string, number][][] =>
-  (r.spec.rules as { backendRefs: { name: string; weight: number }[] }[]).map((rule) => rule.backendRefs.map((b) => [b.name, b.weight]));
+interface Rule {
+  matches: { path: { value: string }; headers?: unknown[] }[];
+  backendRefs: { name: string; weight: number }[];
+}
+/** The REST rules (path `^/.*$`; the server's Service also has a gRPC port, whose rules come first and are built the same way). */
+const restRules = (r: Obj): Rule[] => (r.spec.rules as Rule[]).filter((rule) => rule.matches[0]?.path.value === '^/.*$');
+const weights = (r: Obj): [string, number][][] => restRules(r).map((rule) => rule.backendRefs.map((b) => [b.name, b.weight]));
 /** Every parent has reported on the route's current generation (Traefik has taken it in). */
 const reported = (r: Obj): boolean =>
   ((r.status?.parents ?? []) as { conditions: { type: string; status: string; observedGeneration: number }[] }[]).some((p) =>
@@ -163,11 +168,9 @@ describe('canary traffic split through Traefik on a real node', () => {
       description: `HTTPRoute ${ISVC} pinned and weighted, reported on by Traefik`,
       until: (r) => JSON.stringify(weights(r)) === JSON.stringify(expected) && reported(r),
     });
-    expect((top.spec.rules as { matches: { headers?: unknown[] }[] }[]).map((r) => r.matches[0]?.headers)).toEqual([
-      [{ type: 'Exact', name: PIN, value: 'v1' }],
-      [{ type: 'Exact', name: PIN, value: 'v2' }],
-      undefined,
-    ]);
+    // The gRPC rules likewise: two pins, then the split.
+    expect((top.spec.rules as Rule[]).length - restRules(top).length).toBe(3);
+    expect(restRules(top).map((r) => r.matches[0]?.headers)).toEqual([[{ type: 'Exact', name: PIN, value: 'v1' }], [{ type: 'Exact', name: PIN, value: 'v2' }], undefined]);
     // Traefik applies a configuration a moment after reporting on it: wait until a pinned request reaches the canary.
     await waitFor(() => predict({ [PIN]: 'v2' }), { timeoutMs: 60_000, intervalMs: 500, description: 'Traefik routing the pin to v2', until: (r) => r.answer === 'v2' });
 
