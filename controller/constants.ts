@@ -10,6 +10,12 @@ export const ANN_AUTOSCALER_CLASS = 'serving.kserve.io/autoscalerClass';
 export const ANN_STOP = 'serving.kserve.io/stop';
 /** KServe's metrics aggregation switch: "true" puts Prometheus scrape annotations on the pods. */
 export const ANN_ENABLE_PROMETHEUS_SCRAPING = 'serving.kserve.io/enable-prometheus-scraping';
+/**
+ * kserve-ts's A/B pin (not KServe's): the name of a request header whose value names a ready
+ * canary (or the named stable predictor); such a request reaches that predictor whatever the
+ * weights (reconcile/ingress/http-route.ts).
+ */
+export const ANN_CANARY_HEADER = 'serving.kserve.io/canary-header';
 export const ANN_MODEL_FORMAT = 'modelFormat';
 export const ANN_STORAGE_READONLY = 'storage.kserve.io/readonly';
 

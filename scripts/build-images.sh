@@ -14,6 +14,8 @@
 #   kserve-ts-metrics-server:<version> (metrics-server, built from the Go module proxy by
 #   scripts/metrics-server-binary.sh: the resource metrics API the autoscaling suite's HPA reads)
 #   and kserve-ts-keda:<version> (KEDA's operator, built the same way by scripts/keda-binary.sh)
+#   and kserve-ts-traefik:<version> (Traefik v3, a Gateway API implementation, built the same way
+#   by scripts/traefik-binary.sh: the canary suite's gateway)
 # on a Node 24 base made from Debian forky with mmdebstrap (no registry, only Debian's
 # package mirror), or on any base given as BASE=... (e.g. BASE=node:24-slim with a registry).
 #
@@ -49,10 +51,10 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kserve-ts"
 
 log() { echo "[build-images] $*" >&2; }
 
-ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer metrics-server keda)
+ALL_TARGETS=(server storage-initializer controller router server-tensorflow server-cuda model-iris custom-model transformer metrics-server keda traefik)
 # Targets of images/Dockerfile, built from one staged context; the others have a Dockerfile each.
 DOCKERFILE_TARGETS=(server storage-initializer controller router server-tensorflow)
-DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer metrics-server keda)
+DEFAULT_TARGETS=(server storage-initializer controller router server-tensorflow model-iris custom-model transformer metrics-server keda traefik)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${DEFAULT_TARGETS[@]}")
 [[ "${wanted[*]}" != all ]] || wanted=("${ALL_TARGETS[@]}")
@@ -204,6 +206,16 @@ if want keda; then
   cp images/keda.Dockerfile "$keda_context/Dockerfile"
   printf 'Dockerfile\n' > "$keda_context/.dockerignore"
   build "kserve-ts-keda:$VERSION" "$keda_context" --build-arg BASE="$BASE" --build-arg KEDA_VERSION="${keda_version#keda-}"
+fi
+if want traefik; then
+  traefik_bin="$(bash scripts/traefik-binary.sh)"
+  traefik_version="$(basename "$(dirname "$(dirname "$traefik_bin")")")"
+  traefik_context="$(mktemp -d)"
+  cleanup+=("$traefik_context")
+  cp "$traefik_bin" "$traefik_context/traefik"
+  cp images/traefik.Dockerfile "$traefik_context/Dockerfile"
+  printf 'Dockerfile\n' > "$traefik_context/.dockerignore"
+  build "kserve-ts-traefik:$VERSION" "$traefik_context" --build-arg BASE="$BASE" --build-arg TRAEFIK_VERSION="${traefik_version#traefik-}"
 fi
 
 if want server-cuda; then

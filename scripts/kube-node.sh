@@ -39,7 +39,8 @@
 # controller must be there (the charts run nothing without them); server-tensorflow, the
 # model-iris modelcar, custom-model, transformer, router, server-cuda, metrics-server (the
 # resource metrics API the autoscaling suite deploys; the apiserver has the front-proxy client
-# certificate aggregated APIs need) and keda (KEDA's operator, the KEDA suite) are imported
+# certificate aggregated APIs need), keda (KEDA's operator, the KEDA suite) and traefik (the
+# canary suite's Gateway API implementation) are imported
 # when they have been built (the suites and docs/kubernetes.md sections 5-7 use them;
 # server-cuda, 2.6 GB, only the GPU runtime suite) and named as skipped otherwise. KNODE_IMAGES="IMG ..." replaces
 # the required list (and then nothing optional is imported).
@@ -86,7 +87,7 @@ if [[ -n "${KNODE_IMAGES:-}" ]]; then
   OPTIONAL_IMAGES=""
 else
   KNODE_IMAGES="kserve-ts-server:$VERSION kserve-ts-storage-initializer:$VERSION kserve-ts-controller:$VERSION"
-  OPTIONAL_IMAGES="kserve-ts-server-tensorflow:$VERSION kserve-ts-router:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION kserve-ts-metrics-server:$VERSION kserve-ts-keda:$VERSION"
+  OPTIONAL_IMAGES="kserve-ts-server-tensorflow:$VERSION kserve-ts-router:$VERSION kserve-ts-model-iris:$VERSION kserve-ts-custom-model:$VERSION kserve-ts-transformer:$VERSION kserve-ts-server-cuda:$VERSION kserve-ts-metrics-server:$VERSION kserve-ts-keda:$VERSION kserve-ts-traefik:$VERSION"
 fi
 # Kernel settings kubelet sets at start (setupKernelTunables); `down` puts the old values back.
 KUBELET_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)

@@ -151,7 +151,6 @@ export class InferenceServiceReconciler {
       }
     }
     await this.removeDropped(isvc, mode, outcomes);
-    if (mode === 'Standard') await this.removeOtherPredictors(isvc, stablePlan.name, outcomes.get('predictor')!);
     // The predictor's pods are the stable Deployment's (canaries share the component label).
     const stableApp = appLabel(stablePlan);
     const pods = (component: ComponentType) =>
@@ -173,6 +172,9 @@ export class InferenceServiceReconciler {
       else delete status.canaryStatuses;
       const weights = canaryWeights(isvc, canaries.statuses);
       const ingress = await this.standardIngress(isvc, config, status, weights, predictorOutcome, transformerOutcome, explainerOutcome);
+      // After the way in: an old stable predictor (a promotion) or a removed canary goes only
+      // once no route sends to it, so requests in flight through the gateway do not fail.
+      if (ingress.routesCurrent) await this.removeOtherPredictors(isvc, stablePlan.name, predictorOutcome);
       conditions.push(ingress.condition);
       await this.writeStatus(isvc, status, conditions, false, canaries.condition ? [canaries.condition] : []);
       return ingress.recheckAfterMs !== undefined ? { recheckAfterMs: ingress.recheckAfterMs } : {};

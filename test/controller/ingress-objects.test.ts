@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { InferenceService } from '../../controller/api/inference-service.js';
 import { parseInferenceServiceConfig } from '../../controller/config/inferenceservice-config.js';
 import { hostFor } from '../../controller/reconcile/ingress/domain.js';
-import { desiredHttpRoutes, httpRouteProblem, type HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
+import { desiredHttpRoutes, httpRouteProblem, httpRouteReportedCurrent, type HttpRoute } from '../../controller/reconcile/ingress/http-route.js';
 import { desiredIngress } from '../../controller/reconcile/ingress/kube-ingress.js';
 
 const isvc = (transformer = false): InferenceService => ({
@@ -161,6 +161,23 @@ describe('HTTPRoute', () => {
   ])('readiness: %s', (_name, status, reason) => {
     const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true }), predictor, undefined);
     expect(httpRouteProblem({ ...route!, ...(status ? { status } : {}) })?.reason).toBe(reason);
+  });
+
+  it.each<[string, number | undefined, HttpRoute['status'], boolean]>([
+    ['no Gateway has reported (nothing to wait for)', 3, undefined, true],
+    ['the Gateway reported on an older generation', 3, { parents: [{ conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 2 }] }] }, false],
+    ['the Gateway reported on this generation', 3, { parents: [{ conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 3 }] }] }, true],
+    [
+      'one of two Gateways is behind',
+      3,
+      { parents: [{ conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 3 }] }, { conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 1 }] }] },
+      false,
+    ],
+    ['a route not yet stored (no generation)', undefined, { parents: [{ conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 1 }] }] }, true],
+  ])('reported on the current generation: %s', (_name, generation, status, current) => {
+    const [route] = desiredHttpRoutes(isvc(), ingressConfig({ enableGatewayApi: true }), predictor, undefined);
+    const stored: HttpRoute = { ...route!, metadata: { ...route!.metadata, ...(generation === undefined ? {} : { generation }) }, ...(status ? { status } : {}) };
+    expect(httpRouteReportedCurrent(stored)).toBe(current);
   });
 });
 

@@ -5,7 +5,8 @@
  * weights only for canaries whose Deployment is available (one that cannot be scheduled gets
  * none; a dark launch gets 0), `status.canaryStatuses`; promotion by `predictor.name` keeping
  * the canary's Deployment (same uid, same pod template) and deleting the old stable one;
- * removing a canary and stopping the InferenceService; the webhook's refusals; and the refusal with a plain Ingress. The fake kubelet runs the
+ * removing a canary and stopping the InferenceService; kserve-ts's A/B pin header rules as
+ * the HTTPRoute CRD stores them; the webhook's refusals; and the refusal with a plain Ingress. The fake kubelet runs the
  * pods, the real kube-controller-manager makes the Deployments available.
  */
 import { NetworkingV1Api, type V1Deployment } from '@kubernetes/client-node';
@@ -145,6 +146,50 @@ ${model('s3://models/slow', '        ', 'resources: { requests: { cpu: "100" }, 
   });
 });
 
+describe('the A/B pin header (serving.kserve.io/canary-header)', () => {
+  it('the HTTPRoutes hold one header-matched rule per named ready predictor before the weighted rule, and the CRD accepts them', async () => {
+    await kubectlApply(
+      cp,
+      isvcYaml(
+        'ab',
+        `  predictor:\n    name: a\n${model('s3://models/v1', '    ')}  canary:\n    - trafficPercent: 20\n      predictor:\n        name: b\n${model('s3://models/v2', '        ')}`,
+        { 'serving.kserve.io/canary-header': 'x-variant' },
+      ),
+      NS,
+    );
+    await waitForIsvc(c, NS, 'ab', (i) => canaryReady(i, 'b') === true, 'canary b available', 120_000);
+    const headers = (route: HttpRoute) => route.spec.rules.map((r) => (r as { matches: { headers?: unknown[] }[] }).matches.map((m) => m.headers ?? []));
+    const expected: [string, number][][] = [
+      [['ab-a-predictor', 1]],
+      [['ab-b-predictor', 1]],
+      [
+        ['ab-a-predictor', 80],
+        ['ab-b-predictor', 20],
+      ],
+    ];
+    for (const name of ['ab-predictor', 'ab']) {
+      const route = await waitFor(() => readRoute(name), { until: (r) => JSON.stringify(backends(r)) === JSON.stringify(expected), description: `pinned route ${name}` });
+      expect(headers(route)).toEqual([[[{ type: 'Exact', name: 'x-variant', value: 'a' }]], [[{ type: 'Exact', name: 'x-variant', value: 'b' }]], [[]]]);
+    }
+    // Promotion keeps the annotation: with no canary left, the routes have a single rule again.
+    const r = await cp.kubectl([
+      'patch',
+      'isvc',
+      'ab',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { predictor: { name: 'b', model: { storageUri: 's3://models/v2' } }, canary: null } }),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(() => readRoute('ab-predictor'), {
+      until: (route) => JSON.stringify(backends(route)) === JSON.stringify([[['ab-b-predictor', 1]]]),
+      description: 'route to the promoted predictor, unpinned',
+    });
+  });
+});
+
 describe('removing a canary, and stopping', () => {
   it("removing a canary deletes its objects and restores the stable floor; serving.kserve.io/stop deletes the named stable predictor's objects", async () => {
     const hpa = (name: string) => c.autoscaling.readNamespacedHorizontalPodAutoscaler({ name, namespace: NS });
@@ -197,6 +242,12 @@ describe('webhook refusals', () => {
       `  predictor:\n${model('s3://models/v1', '    ')}  canary:\n    - { trafficPercent: 101, predictor: { name: a, model: { modelFormat: { name: onnx } } } }\n`,
       {},
       'should be less than or equal to 100',
+    ],
+    [
+      'a pin header that is not a header name',
+      `  predictor:\n${model('s3://models/v1', '    ')}  canary:\n    - { trafficPercent: 10, predictor: { name: a, model: { modelFormat: { name: onnx } } } }\n`,
+      { 'serving.kserve.io/canary-header': 'x variant' },
+      "annotation serving.kserve.io/canary-header: 'x variant' is not an HTTP header name",
     ],
   ])('%s', async (_, spec, annotations, message) => {
     const stderr = await kubectlApplyRejected(cp, isvcYaml('refused', spec, annotations), NS);

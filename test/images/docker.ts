@@ -16,7 +16,18 @@ const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
 
 export function imageName(
   name:
-    'server' | 'server-tensorflow' | 'server-cuda' | 'storage-initializer' | 'controller' | 'router' | 'model-iris' | 'custom-model' | 'transformer' | 'metrics-server' | 'keda',
+    | 'server'
+    | 'server-tensorflow'
+    | 'server-cuda'
+    | 'storage-initializer'
+    | 'controller'
+    | 'router'
+    | 'model-iris'
+    | 'custom-model'
+    | 'transformer'
+    | 'metrics-server'
+    | 'keda'
+    | 'traefik',
 ): string {
   return `kserve-ts-${name}:${VERSION}`;
 }

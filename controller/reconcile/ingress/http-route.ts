@@ -19,11 +19,18 @@
  * KServe rewrites every rule of the top-level route, which would send a transformer's
  * traffic straight to the predictors. The predictor's route keeps the name and host
  * `{isvc}-predictor` when predictor.name renames its Service, so promotion changes no URL.
+ *
+ * Beyond KServe, the A/B pin: with the annotation `serving.kserve.io/canary-header: <header>`,
+ * each weighted rule is preceded by one rule per named weighted backend (each ready canary,
+ * and the stable predictor when predictor.name names it) that adds the match
+ * `<header>: <name>` (Exact) and sends to that backend alone. Gateway API ranks a match with
+ * more header matches first, and rule order breaks ties, so a pinned request skips the
+ * weights; a request naming no ready predictor falls through to them.
  */
 import type { V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import type { ComponentExtensionSpec, InferenceService } from '../../api/inference-service.js';
 import type { IngressConfig } from '../../config/inferenceservice-config.js';
-import { LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
+import { ANN_CANARY_HEADER, LABEL_ISVC, SERVICE_PORT, componentName } from '../../constants.js';
 import type { CustomResource } from '../../kube/apply.js';
 import { routingMetadata } from '../component-metadata.js';
 import type { WeightedBackend } from '../standard/canary.js';
@@ -42,7 +49,7 @@ export interface HttpRoute {
   kind: 'HTTPRoute';
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string>; ownerReferences: V1OwnerReference[]; generation?: number };
   spec: { hostnames: string[]; parentRefs: unknown[]; rules: unknown[] };
-  status?: { parents?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] }[] };
+  status?: { parents?: { conditions?: { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }[] }[] };
 }
 
 /** What a route sends to: the component's Service and the component fields that shape the rule. */
@@ -80,21 +87,37 @@ function routeRule(isvc: InferenceService, ingress: IngressConfig, backend: Rout
 
 const pathMatch = (value: string): unknown[] => [{ path: { type: 'RegularExpression', value } }];
 
+/**
+ * The rules of one match set: the pinned rules first (one per named weighted backend, when
+ * the ISVC names a pin header), then the weighted rule.
+ */
+function rulesFor(isvc: InferenceService, ingress: IngressConfig, backend: RouteBackend, matches: unknown[], port: number): unknown[] {
+  const header = isvc.metadata.annotations?.[ANN_CANARY_HEADER];
+  const pins = header === undefined ? [] : (backend.weights ?? []).filter((w) => w.name !== undefined);
+  return [
+    ...pins.map((w) => {
+      const pinned = (matches as { headers?: unknown[] }[]).map((m) => ({ ...m, headers: [...(m.headers ?? []), { type: 'Exact', name: header, value: w.name }] }));
+      return routeRule(isvc, ingress, { ...backend, weights: [{ service: w.service, weight: 1 }] }, pinned, port);
+    }),
+    routeRule(isvc, ingress, backend, matches, port),
+  ];
+}
+
 export function desiredHttpRoute(isvc: InferenceService, ingress: IngressConfig, name: string, host: string, backend: RouteBackend): HttpRoute {
   const { rest, grpc } = protocolPorts(backend.service);
   const rules =
     rest !== undefined && grpc !== undefined
       ? [
-          routeRule(
+          ...rulesFor(
             isvc,
             ingress,
             backend,
             [{ path: { type: 'RegularExpression', value: GRPC_PATH }, headers: [{ type: 'RegularExpression', name: 'content-type', value: '^application/grpc.*' }] }],
             grpc,
           ),
-          routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), rest),
+          ...rulesFor(isvc, ingress, backend, pathMatch(FALLBACK_PATH), rest),
         ]
-      : [routeRule(isvc, ingress, backend, pathMatch(FALLBACK_PATH), SERVICE_PORT)];
+      : rulesFor(isvc, ingress, backend, pathMatch(FALLBACK_PATH), SERVICE_PORT);
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -129,7 +152,7 @@ export function desiredHttpRoutes(
     // (a regular expression `path/`) goes to the entry component's port 80.
     const path = pathFor(isvc, ingress.pathTemplate);
     top.spec.hostnames.push(ingress.ingressDomain);
-    top.spec.rules.push(routeRule(isvc, ingress, transformer ?? predictor, pathMatch(`${path}/`), SERVICE_PORT));
+    top.spec.rules.push(...rulesFor(isvc, ingress, transformer ?? predictor, pathMatch(`${path}/`), SERVICE_PORT));
   }
   routes.push(top);
   return routes;
@@ -144,6 +167,18 @@ export function httpRouteProblem(route: HttpRoute): { reason: string; message: s
     if (failed) return { reason: failed.reason ?? 'HttpRouteNotReady', message: `HTTPRoute ${route.metadata.name}: ${failed.message ?? failed.type}` };
   }
   return undefined;
+}
+
+/**
+ * Whether the Gateways that report on `route` have reported on its current generation, so
+ * none routes by an older rule set any more: what the old stable predictor of a promotion
+ * waits for before it is deleted. A route no Gateway has reported on (none installed, or not
+ * yet) has nothing to wait for.
+ */
+export function httpRouteReportedCurrent(route: HttpRoute): boolean {
+  const generation = route.metadata.generation;
+  if (generation === undefined) return true;
+  return (route.status?.parents ?? []).every((p) => (p.conditions ?? []).every((c) => c.observedGeneration === undefined || c.observedGeneration >= generation));
 }
 
 function protocolPorts(service: V1Service): { rest?: number; grpc?: number } {

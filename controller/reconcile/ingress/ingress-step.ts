@@ -14,7 +14,7 @@ import { isNotFound } from '../../kube/api-errors.js';
 import { applyCustomObject, applyObject } from '../../kube/apply.js';
 import { INGRESS_READY, condition } from '../status/conditions.js';
 import { DomainError, hostFor } from './domain.js';
-import { HTTP_ROUTES, type HttpRoute, type RouteBackend, desiredHttpRoutes, httpRouteProblem } from './http-route.js';
+import { HTTP_ROUTES, type HttpRoute, type RouteBackend, desiredHttpRoutes, httpRouteProblem, httpRouteReportedCurrent } from './http-route.js';
 import { desiredIngress } from './kube-ingress.js';
 
 export const LABEL_VISIBILITY = 'networking.kserve.io/visibility';
@@ -35,8 +35,15 @@ export interface IngressOutcome {
   readonly condition: Condition;
   /** `status.url`, once the way in exists. */
   readonly url?: string;
-  /** Look again after this long (a route a Gateway has not accepted yet). */
+  /** Look again after this long (a route a Gateway has not accepted, or not reported on since it changed). */
   readonly recheckAfterMs?: number;
+  /**
+   * Whether the way in no longer sends by an older rule set: true for an Ingress or no object,
+   * and for HTTPRoutes once the Gateways that report on them have reported on the applied
+   * generation; false while a component is not ready (the routes were not touched). Predictor
+   * objects no longer in the spec (the old stable predictor of a promotion) go only then.
+   */
+  readonly routesCurrent: boolean;
 }
 
 export interface IngressClients {
@@ -70,9 +77,9 @@ export function wayIn(owner: Pick<InferenceService, 'metadata'>, ingress: Ingres
 
 export async function reconcileIngress(clients: IngressClients, isvc: InferenceService, ingress: IngressConfig, inputs: IngressInputs): Promise<IngressOutcome> {
   const way = wayIn(isvc, ingress);
-  if ('condition' in way) return way;
+  if ('condition' in way) return { ...way, routesCurrent: true };
   const { url } = way;
-  if (way.noObject) return { condition: condition(INGRESS_READY, 'True'), url };
+  if (way.noObject) return { condition: condition(INGRESS_READY, 'True'), url, routesCurrent: true };
   // KServe's reasons; the message carries the component's, so top-level Ready says why.
   for (const [name, backend] of [
     ['Predictor', inputs.predictor],
@@ -80,29 +87,33 @@ export async function reconcileIngress(clients: IngressClients, isvc: InferenceS
     ['Explainer', inputs.explainer],
   ] as const) {
     if (backend && !backend.ready) {
-      return { condition: condition(INGRESS_READY, 'False', `${name} ingress not created`, `${name.toLowerCase()} not ready: ${backend.notReady ?? 'no reason given'}`) };
+      return {
+        condition: condition(INGRESS_READY, 'False', `${name} ingress not created`, `${name.toLowerCase()} not ready: ${backend.notReady ?? 'no reason given'}`),
+        routesCurrent: false,
+      };
     }
   }
   if (!ingress.enableGatewayApi) {
     // KServe routes all traffic to the stable predictor here, saying nothing; kserve-ts says so.
-    if (inputs.predictor.weights?.length) return { condition: condition(INGRESS_READY, 'False', CANARY_NEEDS_GATEWAY_API, CANARY_INGRESS_MESSAGE) };
+    if (inputs.predictor.weights?.length) return { condition: condition(INGRESS_READY, 'False', CANARY_NEEDS_GATEWAY_API, CANARY_INGRESS_MESSAGE), routesCurrent: true };
     await applyObject(clients.objects, desiredIngress(isvc, ingress));
-    return { condition: condition(INGRESS_READY, 'True'), url };
+    return { condition: condition(INGRESS_READY, 'True'), url, routesCurrent: true };
   }
   const applied: HttpRoute[] = [];
   for (const route of desiredHttpRoutes(isvc, ingress, inputs.predictor, inputs.transformer, inputs.explainer)) {
     try {
       applied.push(await applyCustomObject<HttpRoute>(clients.custom, HTTP_ROUTES, route));
     } catch (err) {
-      if (isNotFound(err)) return { condition: condition(INGRESS_READY, 'False', 'GatewayAPINotInstalled', GATEWAY_API_MISSING) };
+      if (isNotFound(err)) return { condition: condition(INGRESS_READY, 'False', 'GatewayAPINotInstalled', GATEWAY_API_MISSING), routesCurrent: true };
       throw err;
     }
   }
+  const routesCurrent = applied.every(httpRouteReportedCurrent);
   for (const route of applied) {
     const problem = httpRouteProblem(route);
-    if (problem) return { condition: condition(INGRESS_READY, 'False', problem.reason, problem.message), recheckAfterMs: ROUTE_RECHECK_MS };
+    if (problem) return { condition: condition(INGRESS_READY, 'False', problem.reason, problem.message), recheckAfterMs: ROUTE_RECHECK_MS, routesCurrent };
   }
-  return { condition: condition(INGRESS_READY, 'True'), url };
+  return { condition: condition(INGRESS_READY, 'True'), url, routesCurrent, ...(routesCurrent ? {} : { recheckAfterMs: ROUTE_RECHECK_MS }) };
 }
 
 /** A component's own URL (`http://{component}-{ns}.{domain}`, KServe's raw component URL), or undefined if the template cannot make one. */

@@ -8,10 +8,11 @@
 import type { CanarySpec, CanaryStatus, InferenceService, PredictorSpec } from '../../api/inference-service.js';
 import { predictorName } from '../../constants.js';
 
-/** A weighted backend of the predictor's routes: a Service and its share in percent. */
+/** A weighted backend of the predictor's routes: a Service, its share in percent, and the predictor's name when it has one (what a pin header names). */
 export interface WeightedBackend {
   readonly service: string;
   readonly weight: number;
+  readonly name?: string;
 }
 
 /**
@@ -68,9 +69,10 @@ export function canaryWeights(isvc: InferenceService, statuses: readonly CanaryS
   const name = isvc.metadata.name!;
   const served = canaries.filter((c) => ready.has(c.predictor.name));
   const stable = 100 - served.reduce((sum, c) => sum + c.trafficPercent, 0);
+  const stableName = isvc.spec.predictor.name;
   return [
-    { service: predictorName(name, isvc.spec.predictor.name), weight: stable },
-    ...served.map((c) => ({ service: predictorName(name, c.predictor.name), weight: c.trafficPercent })),
+    { service: predictorName(name, stableName), weight: stable, ...(stableName ? { name: stableName } : {}) },
+    ...served.map((c) => ({ service: predictorName(name, c.predictor.name), weight: c.trafficPercent, name: c.predictor.name })),
   ];
 }
 

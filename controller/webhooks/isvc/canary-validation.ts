@@ -2,13 +2,22 @@
  * `spec.canary` and `predictor.name`, as KServe's `validateCanarySpecs` checks them, with its
  * messages. KServe stops at the first problem; here every one is reported. Beyond KServe:
  * each `{isvc}-{name}-predictor` must fit a Kubernetes name, and `predictor.name` is refused
- * in Knative mode (kserve-ts names Knative Services `{isvc}-predictor` only).
+ * in Knative mode (kserve-ts names Knative Services `{isvc}-predictor` only); and kserve-ts's
+ * A/B pin annotation (`serving.kserve.io/canary-header`, reconcile/ingress/http-route.ts).
  */
 import type { CanarySpec, InferenceService, PredictorSpec } from '../../api/inference-service.js';
-import { type DeploymentMode, predictorName } from '../../constants.js';
+import { ANN_CANARY_HEADER, type DeploymentMode, predictorName } from '../../constants.js';
 import { storageUriProblem } from './storage-uri.js';
 
 const DNS_LABEL_MAX = 63;
+/** Gateway API's HTTPHeaderName: an RFC 7230 token of at most 256 characters. */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/;
+/**
+ * Pinned predictors an ISVC may name: an HTTPRoute holds at most 16 rules, and the top-level
+ * route's worst case (a gRPC and a REST rule, a path-template rule, each pinned, and the
+ * explainer's) is 3 × (pins + 1) + 1.
+ */
+const MAX_PINS = 4;
 
 /** The checks of one canary that KServe words as "canary %q must not set <field> (canary uses fixed replicas)". */
 const AUTOSCALING_FIELDS = ['maxReplicas', 'scaleTarget', 'scaleMetric', 'autoScaling'] as const;
@@ -22,6 +31,7 @@ export interface CanaryChecks {
 export function validateCanaries(isvc: InferenceService, checks: CanaryChecks, problems: string[]): void {
   const stable = isvc.spec.predictor;
   const name = isvc.metadata?.name ?? '';
+  validatePinHeader(isvc, checks.mode, problems);
   if (stable.name !== undefined) {
     if (checks.mode === 'Knative') problems.push('spec.predictor.name is only supported in Standard mode by kserve-ts');
     else fitsName(name, stable.name, 'spec.predictor.name', problems);
@@ -59,6 +69,29 @@ export function validateCanaries(isvc: InferenceService, checks: CanaryChecks, p
     fitsName(name, n, `spec.canary[${i}].predictor.name`, problems);
   });
   if (total > 100) problems.push(`sum of canary trafficPercent values (${total}) must be <= 100`);
+}
+
+/**
+ * The pin header: a header name, Standard mode only (the pin is an HTTPRoute rule), and few
+ * enough named predictors for the routes' rule limit. Kept without canaries, so promotion
+ * (which removes the canary entry) needs no second edit.
+ */
+function validatePinHeader(isvc: InferenceService, mode: DeploymentMode, problems: string[]): void {
+  const header = isvc.metadata?.annotations?.[ANN_CANARY_HEADER];
+  if (header === undefined) return;
+  if (!HEADER_NAME.test(header)) {
+    problems.push(`annotation ${ANN_CANARY_HEADER}: '${header}' is not an HTTP header name (1 to 256 of letters, digits and !#$%&'*+-.^_\`|~)`);
+  }
+  if (mode !== 'Standard') {
+    problems.push(`annotation ${ANN_CANARY_HEADER} is only supported in Standard deployment mode (the pin is a Gateway API HTTPRoute rule)`);
+    return;
+  }
+  const pins = (isvc.spec.predictor.name !== undefined ? 1 : 0) + (isvc.spec.canary ?? []).length;
+  if (pins > MAX_PINS) {
+    problems.push(
+      `annotation ${ANN_CANARY_HEADER}: at most ${MAX_PINS} named predictors (the stable predictor's name and the canaries) can be pinned, got ${pins}: an HTTPRoute holds at most 16 rules`,
+    );
+  }
 }
 
 function canaryFieldProblems(canary: CanarySpec, stable: PredictorSpec, problems: string[]): void {

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../helpers/free-port.js';
-import { IRIS_DIR } from '../../helpers/server.js';
+import { IRIS_DIR, fixture } from '../../helpers/server.js';
 import { tiedToParent } from '../../helpers/tied-process.js';
 import { installServers } from '../../storage-initializer/helpers.js';
 import { TF_FIXTURES } from '../../../server/backends/tensorflow/tf-fixtures.test-helper.js';
@@ -31,7 +31,9 @@ const OBJECT_GET = new RegExp(`"GET /${BUCKET}/([^ ?]+)(?:\\?[^ ]*)? HTTP/[\\d.]
 
 /**
  * moto bound to the node address with the bucket `models`: iris/ and iris-v2/ (the iris
- * demo model twice, for a storageUri change) and dense/ (the TensorFlow SavedModel).
+ * demo model twice, for a storageUri change), identity/ (an FP32 identity model: a V1
+ * predict on it echoes the instances, so it answers distinguishably from iris) and dense/
+ * (the TensorFlow SavedModel).
  */
 export async function startS3(): Promise<S3Server> {
   const port = await freePort();
@@ -61,6 +63,7 @@ export async function startS3(): Promise<S3Server> {
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   const model = readFileSync(path.join(IRIS_DIR, 'model.onnx'));
   for (const prefix of ['iris', 'iris-v2']) await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}/model.onnx`, Body: model }));
+  await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'identity/model.onnx', Body: readFileSync(fixture('identity_fp32')) }));
   const tfDir = path.join(TF_FIXTURES, 'dense_classifier');
   for (const file of walk(tfDir)) {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `dense/${path.relative(tfDir, file)}`, Body: readFileSync(file) }));

@@ -83,7 +83,8 @@ async function installed(node: KubeNode, release: string): Promise<boolean> {
   return r.code === 0;
 }
 
-export async function useKserve(namespace: string): Promise<KserveOnNode> {
+/** `values`: chart values of this suite's own (`key=value`, helm --set) for the kserve-ts chart, after SUITE_VALUES. */
+export async function useKserve(namespace: string, values: readonly string[] = []): Promise<KserveOnNode> {
   const node = await useKubeNode();
   const ours = !(await installed(node, 'kserve-ts'));
   // The node-local model cache (docs/multi-model.md) in the node's state folder, which
@@ -92,7 +93,7 @@ export async function useKserve(namespace: string): Promise<KserveOnNode> {
   mkdirSync(modelCache, { recursive: true });
   chmodSync(modelCache, 0o1777);
   for (const [release, chart] of CHARTS) {
-    const sets = release === 'kserve-ts' ? [...SUITE_VALUES, `config.storageInitializer.cacheHostPath=${modelCache}`].flatMap((v) => ['--set', v]) : [];
+    const sets = release === 'kserve-ts' ? [...SUITE_VALUES, `config.storageInitializer.cacheHostPath=${modelCache}`, ...values].flatMap((v) => ['--set', v]) : [];
     const r = await node.helmRun(['upgrade', '--install', release, path.join(ROOT, chart), '-n', KSERVE_NS, '--create-namespace', '--wait', '--timeout', '180s', ...sets], 240_000);
     if (r.code !== 0) throw new Error(`helm upgrade --install ${release}: ${r.stderr}`);
   }
@@ -201,14 +202,14 @@ export interface KserveSuite {
 
 /**
  * The hooks every InferenceService suite registers: kserve-ts on the node in `namespace`
- * (and a local server started with `localFlags`, when given) before the tests, the node's
+ * (with the chart `values` given; and a local server started with `localFlags`, when given) before the tests, the node's
  * diagnostics after a failed test, everything released after. Read `k` / `local` in tests.
  */
-export function useKserveSuite(namespace: string, localFlags?: readonly string[]): KserveSuite {
+export function useKserveSuite(namespace: string, localFlags?: readonly string[], values: readonly string[] = []): KserveSuite {
   let k: KserveOnNode | undefined;
   let local: TestServer | undefined;
   beforeAll(async () => {
-    [k, local] = await Promise.all([useKserve(namespace), localFlags === undefined ? undefined : startServer([...localFlags])]);
+    [k, local] = await Promise.all([useKserve(namespace, values), localFlags === undefined ? undefined : startServer([...localFlags])]);
   }, 900_000);
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail' && k !== undefined) console.log(`diagnostics for "${ctx.task.name}":\n${await k.node.diagnostics([namespace])}`);

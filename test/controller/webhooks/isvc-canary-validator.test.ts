@@ -1,7 +1,7 @@
 /**
  * `spec.canary` and `predictor.name` in the validating webhook: KServe's
  * `validateCanarySpecs` cases with its messages, and kserve-ts's additions (name length,
- * predictor.name in Knative mode).
+ * predictor.name in Knative mode, the A/B pin header annotation).
  */
 import { describe, expect, it } from 'vitest';
 import type { InferenceService } from '../../../controller/api/inference-service.js';
@@ -10,6 +10,7 @@ import { EXACTLY_ONE_PREDICTOR, validateInferenceService } from '../../../contro
 const MODE = 'serving.kserve.io/deploymentMode';
 const STANDARD = { [MODE]: 'Standard' };
 const KNATIVE = { [MODE]: 'Knative' };
+const PIN = 'serving.kserve.io/canary-header';
 
 const model = (uri: string) => ({ model: { modelFormat: { name: 'sklearn' }, storageUri: uri } });
 const canary = (name: string | undefined, trafficPercent: number, extra: Record<string, unknown> = {}) => ({
@@ -45,6 +46,12 @@ describe('canary validation: accepted', () => {
       { predictor: { containers: [{ name: 'kserve-container', image: 'x', env: [{ name: 'STORAGE_URI', value: 'gs://m/v1' }] }] }, canary: [canary('v2', 10)] },
     ],
     ['predictor.name without canaries (a promoted canary)', { predictor: { name: 'v2', ...model('gs://m/v2') } }],
+    ['a pin header with a canary', { annotations: { ...STANDARD, [PIN]: 'x-canary' }, canary: [canary('v2', 20)] }],
+    ['a pin header kept after promotion (no canaries)', { annotations: { ...STANDARD, [PIN]: 'X-Model-Version' }, predictor: { name: 'v2', ...model('gs://m/v2') } }],
+    [
+      'a pin header with four named predictors',
+      { annotations: { ...STANDARD, [PIN]: 'x-ab' }, predictor: { name: 'v1', ...model('gs://m/v1') }, canary: [canary('v2', 10), canary('v3', 10), canary('v4', 0)] },
+    ],
   ])('%s', (_, shape) => {
     expect(validateInferenceService(isvc(shape), 'Standard')).toEqual([]);
   });
@@ -98,6 +105,26 @@ describe("canary validation: rejected with KServe's messages", () => {
       'predictor.name in Knative mode',
       { annotations: KNATIVE, predictor: { name: 'v1', ...model('gs://m/v1') } },
       'spec.predictor.name is only supported in Standard mode by kserve-ts',
+    ],
+    [
+      'a pin header that is not a header name',
+      { annotations: { ...STANDARD, [PIN]: 'x canary:' }, canary: [canary('v2', 10)] },
+      "annotation serving.kserve.io/canary-header: 'x canary:' is not an HTTP header name",
+    ],
+    ['an empty pin header', { annotations: { ...STANDARD, [PIN]: '' }, canary: [canary('v2', 10)] }, "annotation serving.kserve.io/canary-header: '' is not an HTTP header name"],
+    [
+      'a pin header in Knative mode',
+      { annotations: { ...KNATIVE, [PIN]: 'x-canary' } },
+      'annotation serving.kserve.io/canary-header is only supported in Standard deployment mode',
+    ],
+    [
+      'a pin header with five named predictors (more than the routes can hold)',
+      {
+        annotations: { ...STANDARD, [PIN]: 'x-ab' },
+        predictor: { name: 'v1', ...model('gs://m/v1') },
+        canary: [canary('v2', 10), canary('v3', 10), canary('v4', 0), canary('v5', 0)],
+      },
+      "annotation serving.kserve.io/canary-header: at most 4 named predictors (the stable predictor's name and the canaries) can be pinned, got 5",
     ],
   ])('%s', (_, shape, message) => {
     const problems = validateInferenceService(isvc(shape), 'Standard');
