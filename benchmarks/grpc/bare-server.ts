@@ -20,7 +20,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { ModelInferResponseMessage } from '../../protocols/grpc/messages.js';
 import { INFERENCE_SERVICE } from '../../protocols/grpc/proto.js';
 import { encodeModelInferResponse } from '../../protocols/grpc/wire/encode-infer.js';
-import { CONNECTION_WINDOW, MAX_FRAME_SIZE, STREAM_WINDOW } from '../../server/grpc/flow-control.js';
+import { CONNECTION_WINDOW, MAX_FRAME_SIZE, STREAM_WINDOW, newHttp2Servers, widenReceiveWindows, widenSessionWindows } from '../../server/grpc/flow-control.js';
 
 const LARGE_REQUEST = 64 * 1024;
 const MAX_MESSAGE = 64 * 1024 * 1024;
@@ -65,9 +65,8 @@ async function bareHttp2(port: number): Promise<void> {
 
 async function bareGrpcJs(port: number): Promise<void> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE, 'grpc.max_send_message_length': MAX_MESSAGE });
-  // The same internal kserve-ts sets its windows and frame size through (flow-control.ts).
-  const common = (server as unknown as { commonServerOptions?: { settings?: http2.Settings } }).commonServerOptions;
-  if (common !== undefined) common.settings = { ...common.settings, initialWindowSize: STREAM_WINDOW, maxFrameSize: MAX_FRAME_SIZE };
+  // The windows and frame size as kserve-ts sets them; grpc-js's own message assembly stays.
+  widenReceiveWindows(server);
   const passThrough = (b: Buffer) => b;
   const definition: grpc.ServiceDefinition = {
     ModelInfer: {
@@ -84,6 +83,7 @@ async function bareGrpcJs(port: number): Promise<void> {
     ModelInfer: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => callback(null, answerFor(call.request.byteLength)),
   });
   await new Promise<void>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  for (const h2 of newHttp2Servers(server)) widenSessionWindows(h2);
 }
 
 const [kind, grpcPort, httpPort] = process.argv.slice(2);
