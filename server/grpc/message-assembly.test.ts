@@ -1,8 +1,9 @@
 /**
  * The message assembly that replaces grpc-js's StreamDecoder.write: the same framed messages
  * out of the same bytes however they are chunked (checked against grpc-js's own decoder),
- * the same refusal of a message over the limit, one buffer per large message with its raw
- * tensor field aligned, and a raw tensor that decodes as a view on that buffer.
+ * the same refusal of a message over the limit, nothing allocated on a declared length alone,
+ * one buffer per large message with its raw tensor field aligned, and a raw tensor that
+ * decodes as a view on that buffer.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -76,9 +77,9 @@ describe('gRPC message assembly', () => {
     expect(() => new mod.StreamDecoder(100).write(big.subarray(0, 5))).toThrow(expected);
   });
 
-  it('puts a large message in a buffer of its own with the raw tensor aligned, decoded as a view', () => {
+  it.each([7, 16_384])('puts a large message in a buffer of its own with the raw tensor aligned, decoded as a view (%i-byte chunks)', (chunk) => {
     const message = rawRequest(150_528);
-    const [out] = feed(new mod.StreamDecoder(-1), framed(message), 16_384);
+    const [out] = feed(new mod.StreamDecoder(-1), framed(message), chunk);
     expect(out).toBeDefined();
     const body = (out as Buffer).subarray(5);
     expect(body.byteOffset).toBeLessThanOrEqual(5 + MAX_PAD);
@@ -89,6 +90,15 @@ describe('gRPC message assembly', () => {
     const tensor = decodeRawTensor('input', FP32, [1, 150_528], raw) as Float32Array;
     expect(tensor.buffer).toBe(body.buffer);
     expect(tensor[3]).toBe(1.5);
+  });
+
+  it('allocates nothing for the declared length before the bytes arrive', () => {
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(64 * 1024 * 1024, 1);
+    const d = new mod.StreamDecoder(-1);
+    const before = process.memoryUsage().arrayBuffers;
+    expect(d.write(Buffer.concat([header, Buffer.from([0x0a])]))).toEqual([]);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1024 * 1024);
   });
 
   it('keeps small messages in the shared pool', () => {

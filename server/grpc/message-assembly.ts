@@ -8,12 +8,12 @@
  * memory pressure behind the main thread's mark-compacts (benchmarks/RESULTS.md,
  * "Performance round 3").
  *
- * Here the declared length, once grpc-js's own limit check has passed, sizes one buffer
- * when the message's first bytes arrive; each chunk is copied into it once. The buffer is
- * offset so that the first large length-delimited field of the message (for ModelInfer,
- * `raw_input_contents`) starts on an ALIGN-byte boundary, which lets the raw tensor be a
- * view instead of a copy. The size is never taken on trust beyond that check: the buffer
- * is the declared size and no more, and bytes past it belong to the next message.
+ * Here each message is copied once, into one buffer of its own, when its last byte has
+ * arrived: the declared length is never trusted for an allocation (a client that declares
+ * 8 MiB and sends 1 byte holds 1 byte, counted by the message budget, as before). Until then
+ * the chunks are kept as views, as grpc-js kept them. The buffer is offset so that the
+ * first large length-delimited field of the message (for ModelInfer, `raw_input_contents`)
+ * starts on an ALIGN-byte boundary, which lets the raw tensor be a view instead of a copy.
  *
  * Installed over grpc-js's StreamDecoder (an internal, feature-detected like flow-control.ts):
  * the method keeps its contract (framed messages out, compression flag and length in front,
@@ -40,9 +40,9 @@ interface Assembly {
   /** Compression flag and big-endian length, as received. */
   readonly header: Buffer;
   headerFilled: number;
-  /** The framed message (header, then body) once its first body bytes arrived. */
-  framed: Buffer | undefined;
-  bodyFilled: number;
+  /** The body's bytes so far, as views on the received chunks. */
+  chunks: Buffer[];
+  received: number;
   size: number;
 }
 
@@ -55,7 +55,7 @@ const assemblies = new WeakMap<object, Assembly>();
 function assemblyOf(decoder: object): Assembly {
   let a = assemblies.get(decoder);
   if (a === undefined) {
-    a = { header: Buffer.alloc(FRAME_HEADER), headerFilled: 0, framed: undefined, bodyFilled: 0, size: 0 };
+    a = { header: Buffer.alloc(FRAME_HEADER), headerFilled: 0, chunks: [], received: 0, size: 0 };
     assemblies.set(decoder, a);
   }
   return a;
@@ -111,18 +111,45 @@ export function largeFieldOffset(prefix: Uint8Array): number | undefined {
   return undefined;
 }
 
-/** One buffer for a framed message of `size` body bytes; `first` is the body's first bytes. */
-function allocateFramed(size: number, first: Uint8Array): Buffer {
-  const total = FRAME_HEADER + size;
-  if (size < OWN_BUFFER_MIN) return Buffer.allocUnsafe(total);
-  const at = largeFieldOffset(first);
-  const pad = at === undefined ? 0 : (ALIGN - ((FRAME_HEADER + at) % ALIGN)) % ALIGN;
-  // allocUnsafeSlow: an ArrayBuffer of its own (never the shared pool) and not zero-filled;
-  // every byte of the framed part is written before the message is handed on.
-  return Buffer.allocUnsafeSlow(pad + total).subarray(pad);
+/** The body's first bytes, contiguous, enough to find the large field in any real message. */
+const SCAN_PREFIX = 4096;
+
+function scanPrefix(chunks: readonly Buffer[]): Uint8Array {
+  const first = chunks[0] as Buffer;
+  if (first.byteLength >= SCAN_PREFIX || chunks.length === 1) return first;
+  const some: Buffer[] = [];
+  let n = 0;
+  for (const c of chunks) {
+    if (n >= SCAN_PREFIX) break;
+    some.push(c);
+    n += c.byteLength;
+  }
+  return Buffer.concat(some, Math.min(n, SCAN_PREFIX));
 }
 
-/** StreamDecoder.write with one allocation per message (see the file comment). */
+/** The framed message (header, then body) in one buffer, its large field aligned. */
+function assemble(header: Buffer, size: number, chunks: readonly Buffer[]): Buffer {
+  const total = FRAME_HEADER + size;
+  let framed: Buffer;
+  if (size < OWN_BUFFER_MIN) {
+    framed = Buffer.allocUnsafe(total);
+  } else {
+    const at = largeFieldOffset(scanPrefix(chunks));
+    const pad = at === undefined ? 0 : (ALIGN - ((FRAME_HEADER + at) % ALIGN)) % ALIGN;
+    // allocUnsafeSlow: an ArrayBuffer of its own (never the shared pool) and not zero-filled;
+    // every byte of the framed part is written below.
+    framed = Buffer.allocUnsafeSlow(pad + total).subarray(pad);
+  }
+  header.copy(framed, 0);
+  let at = FRAME_HEADER;
+  for (const c of chunks) {
+    c.copy(framed, at);
+    at += c.byteLength;
+  }
+  return framed;
+}
+
+/** StreamDecoder.write with one copy per message into a buffer of its own (see the file comment). */
 function write(this: DecoderInternals, data: Buffer): Buffer[] {
   const a = assemblyOf(this);
   const out: Buffer[] = [];
@@ -138,7 +165,8 @@ function write(this: DecoderInternals, data: Buffer): Buffer[] {
       if (this.maxReadMessageLength !== -1 && a.size > this.maxReadMessageLength) {
         throw new Error(`Received message larger than max (${a.size} vs ${this.maxReadMessageLength})`);
       }
-      a.bodyFilled = 0;
+      a.chunks = [];
+      a.received = 0;
       if (a.size === 0) {
         out.push(Buffer.from(a.header));
         a.headerFilled = 0;
@@ -146,17 +174,13 @@ function write(this: DecoderInternals, data: Buffer): Buffer[] {
       }
       if (p === data.length) break;
     }
-    const n = Math.min(a.size - a.bodyFilled, data.length - p);
-    if (a.framed === undefined) {
-      a.framed = allocateFramed(a.size, data.subarray(p, p + n));
-      a.header.copy(a.framed, 0);
-    }
-    data.copy(a.framed, FRAME_HEADER + a.bodyFilled, p, p + n);
-    a.bodyFilled += n;
+    const n = Math.min(a.size - a.received, data.length - p);
+    a.chunks.push(data.subarray(p, p + n));
+    a.received += n;
     p += n;
-    if (a.bodyFilled === a.size) {
-      out.push(a.framed);
-      a.framed = undefined;
+    if (a.received === a.size) {
+      out.push(assemble(a.header, a.size, a.chunks));
+      a.chunks = [];
       a.headerFilled = 0;
     }
   }
