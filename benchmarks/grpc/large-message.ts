@@ -11,8 +11,11 @@
  * kserve-ts, the main-thread garbage collections per 1000 calls by kind (prom-client's
  * nodejs_gc_duration_seconds counts, scraped before and after).
  *
- *   npm run build && node --import tsx benchmarks/grpc/large-message.ts [--baseline DIR]
- *     [--anchor] [--model conv|mlp] [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
+ *   npm run build && node --import tsx benchmarks/grpc/large-message.ts [--baseline DIR[,DIR...]]
+ *     [--anchor | --anchor_python PATH] [--model conv|mlp] [--no-ceilings] [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
+ *
+ * `--anchor` takes the compatibility virtualenv (test/compat/venv.sh, built on first use);
+ * `--anchor_python` names another interpreter with the same kserve release and onnxruntime.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -93,9 +96,10 @@ async function main(): Promise<void> {
   const servers: ServerProcess[] = [];
   try {
     servers.push(await startKserveTs({ repo: repo.dir, models, pinned }));
-    if (baseline !== undefined) servers.push(await startKserveTs({ repo: repo.dir, models, pinned, root: baseline }));
-    if (process.argv.includes('--anchor')) servers.push(await startAnchor({ python: anchorPython(), repo: repo.dir, models, pinned }));
-    servers.push(await startBareGrpc({ kind: 'http2', pinned }), await startBareGrpc({ kind: 'grpc-js', pinned }));
+    for (const root of baseline?.split(',') ?? []) servers.push(await startKserveTs({ repo: repo.dir, models, pinned, root }));
+    const python = stringArg('anchor_python') ?? (process.argv.includes('--anchor') ? anchorPython() : undefined);
+    if (python !== undefined) servers.push(await startAnchor({ python, repo: repo.dir, models, pinned }));
+    if (!process.argv.includes('--no-ceilings')) servers.push(await startBareGrpc({ kind: 'http2', pinned }), await startBareGrpc({ kind: 'grpc-js', pinned }));
     const framed = encodeInfer(grpcRaw(model.tensor, sampleData(model.tensor.shape)));
     const points = new Map<string, Point[]>();
     for (let round = 0; round < rounds; round++) {
