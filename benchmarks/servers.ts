@@ -278,3 +278,19 @@ export async function startAnchorTransformer(o: HopTarget & { python: string }):
     env: { KSERVE_LOGLEVEL: 'WARNING' },
   });
 }
+
+/** The gRPC ceilings of grpc/bare-server.ts: ModelInfer answered by bare node:http2 or bare grpc-js, no model. */
+export type BareGrpcKind = 'http2' | 'grpc-js';
+
+export async function startBareGrpc(o: { kind: BareGrpcKind; pinned?: boolean }): Promise<ServerProcess> {
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  return launch({
+    name: `bare ${o.kind}`,
+    cmd: [process.execPath, '--import', 'tsx', 'benchmarks/grpc/bare-server.ts', o.kind, String(grpcPort), String(httpPort)],
+    httpPort,
+    grpcPort,
+    readyPaths: ['/'],
+    pinned: o.pinned ?? false,
+  });
+}

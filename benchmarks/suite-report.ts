@@ -42,6 +42,16 @@ export const PATHS = {
 export const FRAMEWORK = 'fastify, no model';
 
 /**
+ * The gRPC ceilings (issue 34, benchmarks/grpc/bare-server.ts): each model's gRPC raw message
+ * answered by a server with no model, so each gRPC row says how far it is from what Node's
+ * HTTP/2 and grpc-js allow for the same traffic.
+ */
+export const BARE_GRPC = [
+  { kind: 'http2', path: 'gRPC raw to bare node:http2 (no model, fixed answer)' },
+  { kind: 'grpc-js', path: 'gRPC raw to bare grpc-js (no model, fixed answer)' },
+] as const;
+
+/**
  * The transformer hop (issue 17): mlp behind a pass-through transformer vs the predictor
  * alone; ours is a TS transformer → kserve-ts, the anchor side KServe's Python transformer →
  * its Python predictor. The client's protocol is also the hop's (V2 JSON → v2, gRPC → grpc-v2).
@@ -103,6 +113,7 @@ export function plannedRows(plan: Plan): Array<{ workload: string; path: string;
     rows.push({ workload: m.label, path: PATHS.inProcess, c: '1', anchor: false });
     for (const protocol of PROTOCOLS) for (const c of plan.sweep) rows.push({ workload: m.label, path: protocol, c: String(c), anchor: plan.anchor });
   }
+  for (const m of COMPARED) for (const b of BARE_GRPC) for (const c of plan.sweep) rows.push({ workload: m.label, path: b.path, c: String(c), anchor: false });
   for (const path of [PATHS.hello, PATHS.echo]) for (const c of plan.sweep) rows.push({ workload: FRAMEWORK, path, c: String(c), anchor: false });
   for (const c of plan.sweep) rows.push({ workload: MLP.label, path: PATHS.bareSession, c: String(c), anchor: false });
   for (const m of BATCHED) {
@@ -271,6 +282,15 @@ export function targetLines(rows: readonly Row[]): string[] {
       parts.push(`c=${c} ${x(thr)} at ${x(p99)} p99`);
     }
     if (parts.length > 0) out.push(`- (2) conv ${protocol}: ${parts.join(', ')} (target ≥ 1.5× at p99 ≤ 1×: met at ${met} of ${parts.length}).`);
+  }
+  for (const m of COMPARED) {
+    const parts: string[] = [];
+    for (const c of concurrencies(m.label, 'gRPC raw')) {
+      const ours = find(m.label, 'gRPC raw', c)?.ours.rps;
+      const shares = BARE_GRPC.map((b) => find(m.label, b.path, c)?.ours.rps).map((bare) => (ours === undefined || bare === undefined || bare === 0 ? '–' : pct(ours / bare)));
+      if (shares.some((sh) => sh !== '–')) parts.push(`c=${c} ${shares.join(' / ')}`);
+    }
+    if (parts.length > 0) out.push(`- ceilings, ${m.label} gRPC raw: throughput as a share of bare node:http2 / bare grpc-js: ${parts.join(', ')}.`);
   }
   {
     const parts: string[] = [];

@@ -6,7 +6,8 @@
  *
  *   (1) mlp_64x8 batch 1 and (2) conv_small 1×3×224×224 over V2 JSON, V2 binary, gRPC typed
  *       and gRPC raw at every concurrency of the sweep, both servers, with the in-process
- *       onnxruntime-node ceiling per model, the fastify hello-world / echo ceilings and a
+ *       onnxruntime-node ceiling per model, the gRPC ceilings (bare node:http2 and bare grpc-js
+ *       answering the same gRPC raw messages with no model), the fastify hello-world / echo ceilings and a
  *       bare fastify route running the same mlp session on the same V2 JSON;
  *   (3) dynamic batching off vs on under 64 clients (kserve-ts only: the anchor's batcher is V1-only);
  *   (4) cold start, spawn to model ready, and (5) RSS idle with the small model loaded;
@@ -41,10 +42,11 @@ import { type LoadResult, runLoad, untilAnswered } from './load.js';
 import { machineLine } from './machine.js';
 import { transformerHop } from './transformer-hop.js';
 import { PROTOCOLS, type Probe, probes, sampleData, v2Binary, v2Json } from './payloads.js';
-import { anchorPython, onnxRepository, pinLoadGenerator, type ServerProcess, startAnchor, startHello, startKserveTs, unpinLoadGenerator } from './servers.js';
+import { anchorPython, onnxRepository, pinLoadGenerator, type ServerProcess, startAnchor, startBareGrpc, startHello, startKserveTs, unpinLoadGenerator } from './servers.js';
 import {
   BATCH_CLIENTS,
   BATCH_CONFIG,
+  BARE_GRPC,
   BATCHED,
   COMPARED,
   FRAMEWORK,
@@ -189,6 +191,28 @@ async function compared(python: string | undefined, pinned: boolean): Promise<Ro
 }
 
 /**
+ * The gRPC ceilings (issue 34): each model's gRPC raw message, sent as the gRPC rows send it,
+ * to bare node:http2 and bare grpc-js servers that answer without a model.
+ */
+async function grpcCeilings(pinned: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const bare of BARE_GRPC) {
+    await withServers([() => startBareGrpc({ kind: bare.kind, pinned })], async ([server]) => {
+      const s = server as ServerProcess;
+      for (const m of COMPARED) {
+        const raw = probes(s, m.tensor, sampleData(m.tensor.shape)).find((p) => p.protocol === 'gRPC raw') as Probe;
+        await ready([raw]);
+        for (const c of PLAN.sweep) {
+          progress(`${m.label}: ${bare.path}, c=${c}`);
+          rows.push({ workload: m.label, path: bare.path, c: String(c), ours: measured(await timed((sec) => raw.load(c, sec)), s.rssMiB()) });
+        }
+      }
+    });
+  }
+  return rows;
+}
+
+/**
  * The framework's ceilings: hello-world GET, a POST with the mlp V2 JSON body answering a
  * fixed V2-sized body, and the bare fastify route that runs the mlp session on that body.
  */
@@ -277,7 +301,14 @@ async function main(): Promise<void> {
   const started = new Date();
   const pinned = pinLoadGenerator();
   const python = PLAN.anchor ? anchorPython() : undefined;
-  const rows = [await startUp(python, pinned), ...(await compared(python, pinned)), ...(await framework(pinned)), ...(await batching(pinned)), ...(await workers())];
+  const rows = [
+    await startUp(python, pinned),
+    ...(await compared(python, pinned)),
+    ...(await grpcCeilings(pinned)),
+    ...(await framework(pinned)),
+    ...(await batching(pinned)),
+    ...(await workers()),
+  ];
   // workers() leaves the generator unpinned; the hop rows pin it again, as (1) and (2) are.
   const hopPinned = pinLoadGenerator();
   rows.push(...(await transformerHop({ python, pinned: hopPinned, sweep: PLAN.sweep, seconds: SECONDS, warmSeconds: WARM_SECONDS, progress })));

@@ -16,6 +16,12 @@ const MiB = 1024 * 1024;
 export const STREAM_WINDOW = 4 * MiB;
 /** Bytes a client may have in flight across all calls on one connection. */
 export const CONNECTION_WINDOW = 16 * MiB;
+/**
+ * The largest DATA frame the server accepts (HTTP/2's default is 16 KiB). Clients that size
+ * frames by it (grpcio, so tritonclient) send a 588 KiB tensor in one frame instead of 37,
+ * and each frame is a callback and a chunk on the server's side.
+ */
+export const MAX_FRAME_SIZE = 1 * MiB;
 
 interface GrpcServerInternals {
   commonServerOptions?: { settings?: Settings };
@@ -37,11 +43,11 @@ export function newHttp2Servers(server: Server): Http2Server[] {
   return fresh;
 }
 
-/** Call before bindAsync: the per-stream window every new connection advertises. */
+/** Call before bindAsync: the per-stream window and frame size every new connection advertises. */
 export function widenReceiveWindows(server: Server): void {
   const common = (server as unknown as GrpcServerInternals).commonServerOptions;
   if (common === undefined || typeof common !== 'object') return;
-  common.settings = { ...common.settings, initialWindowSize: STREAM_WINDOW };
+  common.settings = { ...common.settings, initialWindowSize: STREAM_WINDOW, maxFrameSize: MAX_FRAME_SIZE };
 }
 
 /** The connection-level window of every new session on `h2` (see newHttp2Servers). */

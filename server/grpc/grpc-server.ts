@@ -18,6 +18,7 @@ import { LimitLog } from '../limit-log.js';
 import { limitSessions } from './connection-limit.js';
 import { refuseMalformedCalls } from './malformed-call.js';
 import { messageBudget } from './message-budget.js';
+import { installMessageAssembly, MAX_PAD } from './message-assembly.js';
 import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
 import { inferenceService } from './inference-service.js';
@@ -48,13 +49,14 @@ export interface GrpcServer {
 }
 
 /**
- * True when a received message is the only thing in its ArrayBuffer apart from grpc-js's
- * 5-byte frame prefix: grpc-js assembles each message into a fresh allocation (small
- * messages land in Node's shared pool and fail this check), and nothing reads it after
- * deserialisation, so a backend may take the buffer instead of copying raw tensors.
+ * True when a received message is the only thing in its ArrayBuffer apart from the 5-byte
+ * frame prefix and the alignment pad before it: large messages are assembled into a fresh
+ * allocation of their own (message-assembly.ts; small ones land in Node's shared pool and
+ * fail this check), and nothing reads it after deserialisation, so a backend may take the
+ * buffer instead of copying raw tensors.
  */
 function ownsBuffer(buf: Buffer): boolean {
-  return buf.byteOffset <= 5 && buf.byteOffset + buf.byteLength === buf.buffer.byteLength;
+  return buf.byteOffset <= 5 + MAX_PAD && buf.byteOffset + buf.byteLength === buf.buffer.byteLength;
 }
 
 /**
@@ -101,6 +103,7 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   // grpc-js writes its own errors to stderr as bare "E ..." lines (process-wide); here they
   // are JSON log lines like every other, and stderr keeps only the start-up's one-line errors.
   grpc.setLogger({ error: (...args: unknown[]) => logger.error({ source: 'grpc-js' }, format(...args)) });
+  installMessageAssembly();
   const definition = loadProtocolDefinition();
   const inference = definition[INFERENCE_SERVICE] as grpc.ServiceDefinition;
   const health = new HealthService(opts.dataplane, { pollMs: opts.healthPollMs });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarise } from '../../benchmarks/profile-summary.js';
 import {
+  BARE_GRPC,
   HOP,
   HOP_PATHS,
   type Measure,
@@ -40,6 +41,14 @@ describe('the suite table', () => {
       ['mlp_64x8, 1×64', '1', false],
       ['mlp_64x8, 1×64', '8', false],
     ]);
+    for (const bare of BARE_GRPC) {
+      expect(rows.filter((r) => r.path === bare.path).map((r) => [r.workload, r.c, r.anchor])).toEqual([
+        ['mlp_64x8, 1×64', '1', false],
+        ['mlp_64x8, 1×64', '8', false],
+        ['conv_small, 1×3×224×224', '1', false],
+        ['conv_small, 1×3×224×224', '8', false],
+      ]);
+    }
     expect(rows.find((r) => r.path === PATHS.start)?.anchor).toBe(true);
     expect(plannedRows({ sweep: [1], anchor: false }).every((r) => !r.anchor)).toBe(true);
   });
@@ -72,6 +81,7 @@ describe('the suite table', () => {
     const rows = rowsFor(full, (r) => {
       if (r.path === PATHS.bareSession) return { ...r, ours: { ...MEASURE, rps: 200 } };
       if (r.path === PATHS.hello) return { ...r, ours: { ...MEASURE, rps: 400 } };
+      if (r.path === BARE_GRPC[0].path) return { ...r, ours: { ...MEASURE, rps: 400 } };
       if (r.workload.startsWith('conv') && r.path === 'V2 JSON') return { ...r, ours: { ...MEASURE, rps: r.c === '128' ? 300 : 500 } };
       if (r.workload.startsWith('conv') && r.path === 'gRPC raw' && r.c === '1') return { ...r, ours: { ...MEASURE, p99: 9 } };
       if (r.workload.startsWith('mlp') && r.path === 'gRPC typed' && r.c === '32') return { ...r, anchorFailure: 'anchor answered nothing (0 errors)' };
@@ -83,6 +93,9 @@ describe('the suite table', () => {
     expect(lines).not.toMatch(/\(1\) gRPC typed/);
     expect(lines).toMatch(/\(1\) gRPC raw, mlp c=32: 1\.00× the anchor's throughput at 1\.00× its p99 \(targets ≥ 10×, ≤ 0\.2×: not met, not met\)/);
     expect(lines).toMatch(/\(2\) conv gRPC raw: c=1 1\.00× at 4\.50× p99, .*met at 0 of 4/);
+    expect(lines).toMatch(
+      /^- ceilings, conv_small, 1×3×224×224 gRPC raw: throughput as a share of bare node:http2 \/ bare grpc-js: c=1 25% \/ 100%, c=8 25% \/ 100%, c=32 25% \/ 100%, c=128 25% \/ 100%\.$/m,
+    );
     expect(lines).toMatch(/\(2\) conv V2 JSON: c=1 5\.00×, c=8 5\.00×, c=32 5\.00×, c=128 3\.00× .*met at 3 of 4/);
     expect(lines).toMatch(/\(2\) conv tails: V2 binary c=1 p99 2\.00× p50, .*gRPC raw c=1 p99 9\.00× p50.*met at 3 of 4/);
     expect(lines).toMatch(/\(3\) conv_small.*never slower than off, ≥ 1×: met/);
