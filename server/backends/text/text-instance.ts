@@ -58,6 +58,8 @@ export class TextInstance implements ModelInstance {
   readonly outputs: readonly TensorSpec[];
   /** Takes `text` or `token_ids` + `token_counts` (embedding models): checked here, not against `inputs`. */
   readonly validatesOwnInputs = true;
+  /** An embedding batch shares its `dimensions` (server/batching stacks only requests that agree on it). */
+  readonly batchParameters: readonly string[];
   readonly executionProvider: string | undefined;
   readonly #files: TextModelFiles;
   readonly #inner: ModelInstance;
@@ -83,6 +85,7 @@ export class TextInstance implements ModelInstance {
       // The width where the graph declares it; -1 (any) where it leaves it dynamic.
       const width = produced.shape[2] ?? -1;
       this.platform = TEXT_EMBEDDING_PLATFORM;
+      this.batchParameters = [DIMENSIONS_PARAMETER];
       this.inputs = [{ name: T.text, datatype: 'BYTES', shape: [-1] }];
       this.outputs = [
         { name: T.embedding, datatype: 'FP32', shape: [-1, width > 0 ? width : -1] },
@@ -90,6 +93,7 @@ export class TextInstance implements ModelInstance {
       ];
     } else {
       this.platform = TEXT_RERANK_PLATFORM;
+      this.batchParameters = [];
       this.inputs = [
         { name: T.query, datatype: 'BYTES', shape: [1] },
         { name: T.documents, datatype: 'BYTES', shape: [-1] },
