@@ -25,6 +25,8 @@ export interface LoadSpec {
   readonly headers?: Record<string, string>;
   readonly connections: number;
   readonly seconds: number;
+  /** Seconds a request may take before it counts as an error (autocannon's default: 10). */
+  readonly timeoutSeconds?: number;
 }
 
 /** Throughput and latency quantiles from the latencies (ms) of the successful requests. */
@@ -45,6 +47,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         headers: spec.headers,
         connections: spec.connections,
         duration: spec.seconds,
+        ...(spec.timeoutSeconds === undefined ? {} : { timeout: spec.timeoutSeconds }),
       },
       (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err })) : resolve(res)),
     );

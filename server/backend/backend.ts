@@ -120,6 +120,13 @@ export interface ModelInstance {
    * protocols/openai/text-tasks.ts). The scope then skips validation against `inputs`/`outputs`.
    */
   readonly validatesOwnInputs?: boolean;
+  /**
+   * Request parameters (InferContext.parameters) that change what the instance computes for
+   * a row, e.g. a text model's `dimensions`. The dynamic batcher (server/batching) stacks only
+   * requests that agree on them and runs their batch with them; other parameters, and a
+   * request's headers and signal, never reach a batched call. Absent: none.
+   */
+  readonly batchParameters?: readonly string[];
   /** Releases native resources. Callers stop issuing `infer` first; pending calls may fail. */
   unload(): Promise<void>;
   /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../protocols/tensor.js';
 import type { ModelInstance } from '../backend/backend.js';
 import { BatchingInstance } from './batching-instance.js';
-import { batchKey, splitOutputs, stackInputs } from './stacking.js';
+import { batchContext, batchKey, splitOutputs, stackInputs } from './stacking.js';
 
 interface Call {
   readonly inputs: readonly Tensor[];
@@ -71,6 +71,18 @@ function batching(inner: ModelInstance, extra: Partial<{ maxBatchSize: number; p
 }
 
 describe('stacking', () => {
+  it('keys requests by the parameters the instance computes with, and only those; a batch runs with them alone', () => {
+    const x = [fp32([[1, 2]])];
+    const key = (parameters: Record<string, string | number | bigint | boolean> | undefined) => batchKey(x, ['OUTPUT0'], undefined, parameters, ['dimensions']);
+    // A JSON number and a gRPC int64 of one value are one key; a string of it, another value, or none are not.
+    expect(key({ dimensions: 8 })).toBe(key({ dimensions: 8n, user: 'a' }));
+    expect(new Set([key({ dimensions: 8 }), key({ dimensions: '8' }), key({ dimensions: 4 }), key(undefined)]).size).toBe(4);
+    // Without batchParameters, parameters never split batches (as before they existed).
+    expect(batchKey(x, ['OUTPUT0'], undefined, { dimensions: 8 })).toBe(batchKey(x, ['OUTPUT0'], undefined, { dimensions: 4 }));
+    expect(batchContext({ dimensions: 8, user: 'a' }, ['dimensions'])).toEqual({ id: undefined, parameters: { dimensions: 8 }, headers: {}, responseHeaders: {} });
+    expect(batchContext({ dimensions: 8 }, [])).toBeUndefined();
+  });
+
   it('stacks numeric, 64-bit and BYTES tensors along dim 0 and splits them back as copies', () => {
     const a: Tensor[] = [
       { name: 'X', datatype: 'INT64', shape: [1, 2], data: BigInt64Array.from([1n, 2n]) },

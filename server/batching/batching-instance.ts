@@ -5,8 +5,12 @@
  *
  * Contract:
  * - Concurrent `infer` calls whose inputs agree on names, datatypes and every dim but the
- *   first, and that ask for the same outputs of the same signature, are stacked along
+ *   first, that ask for the same outputs of the same signature, and that agree on the
+ *   inner instance's `batchParameters` (e.g. a text model's `dimensions`), are stacked along
  *   dim 0 into one inner `infer` of at most `maxBatchSize` rows (scheduling: batch-queue.ts).
+ *   A batch of several runs with a context holding only those parameters. Text models
+ *   stack their rows of text this way and pad each batch to its longest sequence
+ *   (server/backends/text).
  *   Others run in batches of their own. A request that cannot be batched (an input without
  *   dim 0, inputs disagreeing on dim 0, more rows than `maxBatchSize`) runs alone, at once.
  * - Adaptive (scheduling: batch-queue.ts): a request that finds the model idle runs at once,
@@ -31,7 +35,7 @@ import { errors } from '../../protocols/errors.js';
 import type { SignatureDef, Tensor, TensorSpec } from '../../protocols/tensor.js';
 import type { InferContext, ModelInstance } from '../backend/backend.js';
 import { BatchQueue } from './batch-queue.js';
-import { batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
+import { batchContext, batchKey, batchRows, splitOutputs, stackInputs } from './stacking.js';
 
 export interface BatchingOptions {
   readonly modelName: string;
@@ -114,6 +118,10 @@ export class BatchingInstance implements ModelInstance {
   get signatures(): readonly SignatureDef[] | undefined {
     return this.#inner.signatures;
   }
+  /** The scope skips validation for an inner instance that checks its own inputs (a text model). */
+  get validatesOwnInputs(): boolean | undefined {
+    return this.#inner.validatesOwnInputs;
+  }
 
   /**
    * A request whose client went away while it waited for its batch is answered Cancelled and
@@ -129,7 +137,7 @@ export class BatchingInstance implements ModelInstance {
     if (context?.signal?.aborted === true) return Promise.reject(errors.cancelled(this.#opts.modelName));
     return new Promise<Tensor[]>((resolve, reject) => {
       const pending: Pending = { inputs, outputNames, signature, rows, queuedAt: performance.now(), context, resolve, reject };
-      this.#queue.push(batchKey(inputs, outputNames, signature), rows, pending);
+      this.#queue.push(batchKey(inputs, outputNames, signature, context?.parameters, this.#inner.batchParameters), rows, pending);
     });
   }
 
@@ -152,7 +160,8 @@ export class BatchingInstance implements ModelInstance {
     }
     let split: Tensor[][];
     try {
-      const outputs = await this.#timed(total, () => this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature));
+      const context = batchContext(first.context?.parameters, this.#inner.batchParameters);
+      const outputs = await this.#timed(total, () => this.#inner.infer(stackInputs(items.map((p) => p.inputs)), first.outputNames, first.signature, context));
       split = splitOutputs(
         outputs,
         items.map((p) => p.rows),

@@ -4,7 +4,8 @@
  */
 import { datatypeInfo } from '../../protocols/datatypes.js';
 import type { NumericArray, TensorData } from '../../protocols/datatypes.js';
-import type { Tensor } from '../../protocols/tensor.js';
+import type { Parameters, Tensor } from '../../protocols/tensor.js';
+import type { InferContext } from '../backend/backend.js';
 
 /**
  * Rows of a request (its dim 0), or undefined when it cannot be batched: an input without a
@@ -23,11 +24,38 @@ export function batchRows(inputs: readonly Tensor[]): number | undefined {
 
 /**
  * Requests with equal keys can be stacked: the same inputs with the same datatypes and the
- * same dims after the first, the same outputs in the same order, the same signature.
+ * same dims after the first, the same outputs in the same order, the same signature, and
+ * the same values of the parameters the instance computes with (`batchParameters`).
  */
-export function batchKey(inputs: readonly Tensor[], outputNames: readonly string[], signature: string | undefined): string {
+export function batchKey(
+  inputs: readonly Tensor[],
+  outputNames: readonly string[],
+  signature: string | undefined,
+  parameters?: Parameters,
+  batchParameters: readonly string[] = [],
+): string {
   const ins = inputs.map((t) => `${t.name}\u0001${t.datatype}\u0001${t.shape.slice(1).join(',')}`).sort();
-  return `${ins.join('\u0002')}\u0003${outputNames.join('\u0002')}\u0003${signature ?? ''}`;
+  // Typed, so that 8 (a JSON number) and 8n (a gRPC int64) are one key and '8' another.
+  const params = batchParameters.map((name) => {
+    const v = parameters?.[name];
+    return v === undefined ? '' : `${typeof v === 'bigint' ? 'number' : typeof v}:${String(v)}`;
+  });
+  return `${ins.join('\u0002')}\u0003${outputNames.join('\u0002')}\u0003${signature ?? ''}\u0003${params.join('\u0002')}`;
+}
+
+/**
+ * The context a batch of several requests runs with: the parameters they agree on (their
+ * shared `batchParameters`, by batchKey), nothing of any one request's own (headers, signal).
+ * Undefined when the instance computes with none, as batches ran before there were any.
+ */
+export function batchContext(parameters: Parameters | undefined, batchParameters: readonly string[] = []): InferContext | undefined {
+  if (batchParameters.length === 0) return undefined;
+  const shared: Parameters = {};
+  for (const name of batchParameters) {
+    const v = parameters?.[name];
+    if (v !== undefined) shared[name] = v;
+  }
+  return { id: undefined, parameters: shared, headers: {}, responseHeaders: {} };
 }
 
 function concat(datatype: Tensor['datatype'], parts: readonly TensorData[], length: number): TensorData {

@@ -75,6 +75,9 @@ export class InstancePool implements ModelInstance {
   get validatesOwnInputs(): boolean | undefined {
     return this.#first.validatesOwnInputs;
   }
+  get batchParameters(): readonly string[] | undefined {
+    return this.#first.batchParameters;
+  }
 
   /** How many instances serve the version. */
   get size(): number {

@@ -27,8 +27,9 @@ beforeAll(async () => {
   mkdirSync(path.join(repo, 'plain'));
   cpSync(fixture('identity_fp32'), path.join(repo, 'plain', 'model.onnx'));
   // Folders a text model cannot load from: each fails its own load, naming the cause.
-  cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'batched'), { recursive: true });
-  writeFileSync(path.join(repo, 'batched', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching {}\n');
+  // Embedding models batch (test/openai/text-batching.test.ts); a rerank request does not stack.
+  cpSync(path.join(fx.dir, 'reranker'), path.join(repo, 'batched-rerank'), { recursive: true });
+  writeFileSync(path.join(repo, 'batched-rerank', 'config.pbtxt'), 'max_batch_size: 8\ndynamic_batching {}\n');
   cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'no-pooling'), { recursive: true });
   rmSync(path.join(repo, 'no-pooling', '1_Pooling'), { recursive: true });
   cpSync(path.join(fx.dir, 'encoder-cls'), path.join(repo, 'not-an-encoder'), { recursive: true });
@@ -192,7 +193,7 @@ describe('POST /openai/v1/rerank', () => {
 
 describe('folders a text model cannot load from', () => {
   it.each([
-    ['batched', /dynamic_batching is not supported for text models/],
+    ['batched-rerank', /dynamic_batching is not supported for rerank models/],
     ['no-pooling', /cannot read 1_Pooling\/config\.json/],
     ['two-labels', /a cross-encoder for rerank has one label; config\.json has 2/],
     ['not-an-encoder', /the ONNX graph has no input 'input_ids'/],

@@ -21,12 +21,14 @@ export function poolingModeOf(config: Record<string, unknown>): PoolingMode {
   return set[0] as PoolingMode;
 }
 
-/** Pools each row of `hidden` ([rows, seq, dim], row-major) into `out` at `offset` rows in; masks are 0/1. */
-export function pool(mode: PoolingMode, hidden: Float32Array, mask: readonly (readonly number[])[], seq: number, dim: number, out: Float32Array, offset: number): void {
-  mask.forEach((m, row) => {
+/**
+ * Pools each row of `hidden` ([rows, seq, dim], row-major) into `out` at `offset` rows in.
+ * Rows are padded on the right: row r's attention mask is 1 for its first `lengths[r]` tokens.
+ */
+export function pool(mode: PoolingMode, hidden: Float32Array, lengths: Int32Array, seq: number, dim: number, out: Float32Array, offset: number): void {
+  lengths.forEach((length, row) => {
     const base = row * seq * dim;
     const target = out.subarray((offset + row) * dim, (offset + row + 1) * dim);
-    const length = m.reduce((a, b) => a + b, 0);
     if (mode === 'cls') {
       target.set(hidden.subarray(base, base + dim));
       return;
@@ -39,16 +41,14 @@ export function pool(mode: PoolingMode, hidden: Float32Array, mask: readonly (re
     if (mode === 'max') {
       // Padding counts as -1e9, as sentence-transformers sets it before taking the max.
       target.fill(-1e9);
-      for (let t = 0; t < seq; t++) {
-        if (m[t] !== 1) continue;
+      for (let t = 0; t < length; t++) {
         for (let d = 0; d < dim; d++) target[d] = Math.max(target[d] as number, hidden[base + t * dim + d] as number);
       }
       return;
     }
     // Sums in float64, divides once: within float32 rounding of numpy's float32 sum.
     const sum = new Float64Array(dim);
-    for (let t = 0; t < seq; t++) {
-      if (m[t] !== 1) continue;
+    for (let t = 0; t < length; t++) {
       for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (hidden[base + t * dim + d] as number);
     }
     const divisor = mode === 'mean' ? Math.max(length, 1e-9) : Math.sqrt(Math.max(length, 1e-9));

@@ -1,5 +1,6 @@
 /**
- * A text model version: tokenizes in process, runs the ONNX graph (an onnx-backend instance,
+ * A text model version: tokenizes in its own worker thread (tokenizer-session.ts; the
+ * worker also truncates and pads), runs the ONNX graph (an onnx-backend instance,
  * so sessions, threads and providers are that backend's) in chunks padded to their longest
  * sequence, and pools (embedding models) or scores pairs (cross-encoders). It speaks the
  * tensor contract of protocols/openai/text-tasks.ts, so V2 REST, gRPC and the OpenAI routes
@@ -11,13 +12,16 @@ import type { Tensor, TensorSpec } from '../../../protocols/tensor.js';
 import type { InferContext, ModelInstance } from '../../backend/backend.js';
 import { normalizeRows, pool } from './pooling.js';
 import type { TextModelFiles } from './text-model-files.js';
+import type { ClientSignal } from '../../client-signal.js';
+import { type PaddedChunk, padChunks } from './padded-chunk.js';
 import type { Encoded } from './text-tokenizer.js';
+import type { TokenizerSession } from './tokenizer-session.js';
 
 /** The graph inputs a text model makes from its tokenizer's output. */
 const FED_INPUTS: ReadonlySet<string> = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
 
 /** Rows per ONNX run: bounds the padded batch a large request builds at once. */
-const CHUNK_ROWS = 32;
+export const CHUNK_ROWS = 32;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -54,15 +58,19 @@ export class TextInstance implements ModelInstance {
   readonly outputs: readonly TensorSpec[];
   /** Takes `text` or `token_ids` + `token_counts` (embedding models): checked here, not against `inputs`. */
   readonly validatesOwnInputs = true;
+  /** An embedding batch shares its `dimensions` (server/batching stacks only requests that agree on it). */
+  readonly batchParameters: readonly string[];
   readonly executionProvider: string | undefined;
   readonly #files: TextModelFiles;
   readonly #inner: ModelInstance;
+  readonly #tokenizer: TokenizerSession;
   readonly #graphOutput: string;
   readonly #typeIds: boolean;
 
-  constructor(files: TextModelFiles, inner: ModelInstance) {
+  constructor(files: TextModelFiles, inner: ModelInstance, tokenizer: TokenizerSession) {
     this.#files = files;
     this.#inner = inner;
+    this.#tokenizer = tokenizer;
     this.executionProvider = inner.executionProvider;
     for (const required of ['input_ids', 'attention_mask']) {
       if (!inner.inputs.some((i) => i.name === required)) throw new Error(`the ONNX graph has no input '${required}'`);
@@ -77,6 +85,7 @@ export class TextInstance implements ModelInstance {
       // The width where the graph declares it; -1 (any) where it leaves it dynamic.
       const width = produced.shape[2] ?? -1;
       this.platform = TEXT_EMBEDDING_PLATFORM;
+      this.batchParameters = [DIMENSIONS_PARAMETER];
       this.inputs = [{ name: T.text, datatype: 'BYTES', shape: [-1] }];
       this.outputs = [
         { name: T.embedding, datatype: 'FP32', shape: [-1, width > 0 ? width : -1] },
@@ -84,6 +93,7 @@ export class TextInstance implements ModelInstance {
       ];
     } else {
       this.platform = TEXT_RERANK_PLATFORM;
+      this.batchParameters = [];
       this.inputs = [
         { name: T.query, datatype: 'BYTES', shape: [1] },
         { name: T.documents, datatype: 'BYTES', shape: [-1] },
@@ -104,7 +114,8 @@ export class TextInstance implements ModelInstance {
     return outputNames.map((n) => byName.get(n) as Tensor);
   }
 
-  #encodeInputs(inputs: readonly Tensor[]): Encoded[] {
+  /** The request's rows, tokenized (off the main thread) or as the client's token ids, in padded chunks. */
+  #encodeInputs(inputs: readonly Tensor[], signal: ClientSignal | undefined): Promise<PaddedChunk[]> {
     const allowed: ReadonlySet<string> = new Set([T.text, T.tokenIds, T.tokenCounts]);
     const unexpected = inputs.find((t) => !allowed.has(t.name));
     if (unexpected !== undefined)
@@ -112,39 +123,46 @@ export class TextInstance implements ModelInstance {
     const text = find(inputs, T.text);
     const ids = find(inputs, T.tokenIds);
     const counts = find(inputs, T.tokenCounts);
-    if (text !== undefined && ids === undefined && counts === undefined) return texts(text).map((s) => this.#files.tokenizer.encode(s));
-    if (text === undefined && ids !== undefined && counts !== undefined) return this.#tokenInputs(int64s(ids), int64s(counts));
+    if (text !== undefined && ids === undefined && counts === undefined) {
+      const list = texts(text);
+      if (list.length === 0) throw errors.invalidParam('input', 'no input to embed');
+      return this.#tokenizer.encode(list, signal);
+    }
+    if (text === undefined && ids !== undefined && counts !== undefined)
+      return Promise.resolve(padChunks(this.#tokenInputs(int64s(ids), int64s(counts)), CHUNK_ROWS, this.#tokenizer.padId));
     throw errors.invalidInput(`an embedding model takes '${T.text}' (BYTES), or '${T.tokenIds}' with '${T.tokenCounts}' (INT64)`);
   }
 
   /** Token ids a client made: used as given (no special tokens added), within the vocabulary and max length. */
   #tokenInputs(ids: number[], counts: number[]): Encoded[] {
-    const { maxLength, vocabularySize } = this.#files.tokenizer;
+    const { maxLength, vocabularySize } = this.#tokenizer;
     const total = counts.reduce((a, b) => a + b, 0);
     if (counts.some((c) => c < 1) || total !== ids.length) throw errors.invalidParam('input', `'${T.tokenCounts}' must be positive and add up to the ${ids.length} token ids`);
     const bad = ids.findIndex((id) => !(id >= 0 && id < vocabularySize));
     if (bad >= 0) throw errors.invalidParam('input', `token id ${ids[bad]} is outside the model's vocabulary (0 to ${vocabularySize - 1})`);
     let at = 0;
-    return counts.map((count, i) => {
+    const encoded = counts.map((count, i) => {
       if (count > maxLength) throw errors.invalidParam('input', `input ${i} has ${count} tokens; this model's maximum is ${maxLength}`);
       const slice = ids.slice(at, (at += count));
       return { ids: slice, typeIds: slice.map(() => 0) };
     });
+    if (encoded.length === 0) throw errors.invalidParam('input', 'no input to embed');
+    return encoded;
   }
 
   async #embed(inputs: readonly Tensor[], context: InferContext | undefined): Promise<Map<string, Tensor>> {
-    const encoded = this.#encodeInputs(inputs);
-    if (encoded.length === 0) throw errors.invalidParam('input', 'no input to embed');
+    const chunks = await this.#encodeInputs(inputs, context?.signal);
+    const rows = chunks.reduce((n, c) => n + c.rows, 0);
     let out: Float32Array | undefined;
     let dim = 0;
-    for (let start = 0; start < encoded.length; start += CHUNK_ROWS) {
-      const chunk = encoded.slice(start, start + CHUNK_ROWS);
-      const { tensors, seq, mask } = this.#batch(chunk);
-      const [hidden] = await this.#inner.infer(tensors, [this.#graphOutput], undefined, context);
+    let start = 0;
+    for (const chunk of chunks) {
+      const [hidden] = await this.#inner.infer(this.#tensors(chunk), [this.#graphOutput], undefined, context);
       if (hidden === undefined || hidden.shape.length !== 3) throw errors.inferenceError(`the ONNX graph's '${this.#graphOutput}' is not [batch, sequence, hidden]`);
       dim = hidden.shape[2] as number;
-      out ??= new Float32Array(encoded.length * dim);
-      pool(this.#files.pooling, hidden.data as Float32Array, mask, seq, dim, out, start);
+      out ??= new Float32Array(rows * dim);
+      pool(this.#files.pooling, hidden.data as Float32Array, chunk.lengths, chunk.seq, dim, out, start);
+      start += chunk.rows;
     }
     let vectors = out as Float32Array;
     if (this.#files.normalize) normalizeRows(vectors, dim);
@@ -155,8 +173,8 @@ export class TextInstance implements ModelInstance {
       if (this.#files.normalize) normalizeRows(vectors, keep);
     }
     return new Map([
-      [T.embedding, { name: T.embedding, datatype: 'FP32', shape: [encoded.length, keep], data: vectors }],
-      [T.promptTokens, promptTokens(encoded)],
+      [T.embedding, { name: T.embedding, datatype: 'FP32', shape: [rows, keep], data: vectors }],
+      [T.promptTokens, promptTokens(chunks)],
     ]);
   }
 
@@ -179,55 +197,51 @@ export class TextInstance implements ModelInstance {
     if (query.length !== 1) throw errors.invalidParam('query', `'${T.query}' must hold one text`);
     const documents = texts(docsTensor);
     if (documents.length === 0) throw errors.invalidParam('documents', 'no documents to rank');
-    const encoded = documents.map((d) => this.#files.tokenizer.encodePair(query[0] as string, d));
-    const scores = new Float32Array(encoded.length);
-    for (let start = 0; start < encoded.length; start += CHUNK_ROWS) {
-      const { tensors } = this.#batch(encoded.slice(start, start + CHUNK_ROWS));
-      const [logits] = await this.#inner.infer(tensors, [this.#graphOutput], undefined, context);
+    const chunks = await this.#tokenizer.encodePairs(query[0] as string, documents, context?.signal);
+    const scores = new Float32Array(documents.length);
+    let start = 0;
+    for (const chunk of chunks) {
+      const [logits] = await this.#inner.infer(this.#tensors(chunk), [this.#graphOutput], undefined, context);
       if (logits === undefined || logits.shape.length !== 2 || logits.shape[1] !== 1) throw errors.inferenceError(`the ONNX graph's '${this.#graphOutput}' is not [batch, 1]`);
       const data = logits.data as Float32Array;
       for (let i = 0; i < data.length; i++) scores[start + i] = 1 / (1 + Math.exp(-(data[i] as number)));
+      start += chunk.rows;
     }
     return new Map([
-      [T.score, { name: T.score, datatype: 'FP32', shape: [encoded.length], data: scores }],
-      [T.promptTokens, promptTokens(encoded)],
+      [T.score, { name: T.score, datatype: 'FP32', shape: [documents.length], data: scores }],
+      [T.promptTokens, promptTokens(chunks)],
     ]);
   }
 
-  /** The graph's inputs for one chunk, padded to its longest sequence. */
-  #batch(chunk: readonly Encoded[]): { tensors: Tensor[]; seq: number; mask: number[][] } {
-    const seq = Math.max(...chunk.map((e) => e.ids.length));
-    const rows = chunk.length;
-    const ids = new BigInt64Array(rows * seq).fill(BigInt(this.#files.tokenizer.padId));
-    const attention = new BigInt64Array(rows * seq);
-    const types = new BigInt64Array(rows * seq);
-    const mask = chunk.map((e, r) => {
-      e.ids.forEach((id, t) => {
-        ids[r * seq + t] = BigInt(id);
-        attention[r * seq + t] = 1n;
-        types[r * seq + t] = BigInt(e.typeIds[t] ?? 0);
-      });
-      return Array.from({ length: seq }, (_, t) => (t < e.ids.length ? 1 : 0));
-    });
-    const shape = [rows, seq];
+  /** The graph's inputs for one padded chunk. */
+  #tensors(chunk: PaddedChunk): Tensor[] {
+    const shape = [chunk.rows, chunk.seq];
     const tensors: Tensor[] = [
-      { name: 'input_ids', datatype: 'INT64', shape, data: ids },
-      { name: 'attention_mask', datatype: 'INT64', shape, data: attention },
+      { name: 'input_ids', datatype: 'INT64', shape, data: chunk.ids },
+      { name: 'attention_mask', datatype: 'INT64', shape, data: chunk.attention },
     ];
-    if (this.#typeIds) tensors.push({ name: 'token_type_ids', datatype: 'INT64', shape, data: types });
-    return { tensors, seq, mask };
+    if (this.#typeIds) tensors.push({ name: 'token_type_ids', datatype: 'INT64', shape, data: chunk.typeIds });
+    return tensors;
   }
 
   healthy(): boolean {
     return this.#inner.healthy?.() ?? true;
   }
 
-  unload(): Promise<void> {
-    return this.#inner.unload();
+  async unload(): Promise<void> {
+    await Promise.all([this.#inner.unload(), this.#tokenizer.unload()]);
   }
 
+  /** Either worker dying breaks the version (the repository reloads it whole). */
   onFailure(listener: (err: Error) => void): void {
-    this.#inner.onFailure(listener);
+    let told = false;
+    const once = (err: Error): void => {
+      if (told) return;
+      told = true;
+      listener(err);
+    };
+    this.#inner.onFailure(once);
+    this.#tokenizer.onFailure(once);
   }
 }
 
@@ -238,6 +252,8 @@ function truncateRows(rows: Float32Array, dim: number, keep: number): Float32Arr
   return out;
 }
 
-function promptTokens(encoded: readonly Encoded[]): Tensor {
-  return { name: T.promptTokens, datatype: 'INT64', shape: [encoded.length], data: BigInt64Array.from(encoded, (e) => BigInt(e.ids.length)) };
+/** Each row's token count (special tokens included), in order. */
+function promptTokens(chunks: readonly PaddedChunk[]): Tensor {
+  const counts = chunks.flatMap((c) => Array.from(c.lengths, (n) => BigInt(n)));
+  return { name: T.promptTokens, datatype: 'INT64', shape: [counts.length], data: BigInt64Array.from(counts) };
 }

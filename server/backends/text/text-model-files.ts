@@ -12,13 +12,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type PoolingMode, poolingModeOf } from './pooling.js';
 import { TOKENIZER_FILE } from './text-layout.js';
-import { TextTokenizer } from './text-tokenizer.js';
+import type { TokenizerSource } from './tokenizer-messages.js';
 
 export type TextModelKind = 'embedding' | 'rerank';
 
 export interface TextModelFiles {
   readonly kind: TextModelKind;
-  readonly tokenizer: TextTokenizer;
+  /** Built into a tokenizer where it runs (tokenizer-worker.ts), off the main thread. */
+  readonly tokenizer: TokenizerSource;
   readonly pooling: PoolingMode;
   readonly normalize: boolean;
 }
@@ -80,7 +81,7 @@ export async function readTextModel(dir: string): Promise<TextModelFiles> {
   const modules = await readJson(dir, 'modules.json', false);
   const maxLength = maxLengthOf(sbert, tokenizerConfig, config);
   // special_tokens_map.json fills what tokenizer_config.json leaves out (older exports).
-  const tokenizer = new TextTokenizer(tokenizerJson as object, { ...specials, ...tokenizerConfig }, maxLength);
+  const tokenizer: TokenizerSource = { tokenizerJson: tokenizerJson as object, tokenizerConfig: { ...specials, ...tokenizerConfig }, maxLength };
 
   if (modules !== undefined) {
     const list = modulesOf(modules);

@@ -4,14 +4,16 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TextFixtures, textEncoderFixtures } from '../../../test/helpers/text-encoders.js';
 import { readTextModel } from './text-model-files.js';
-import { type TextTokenizer, longestFirst } from './text-tokenizer.js';
+import { TextTokenizer, longestFirst } from './text-tokenizer.js';
 
 let fx: TextFixtures;
 let tokenizer: TextTokenizer;
 
 beforeAll(async () => {
   fx = await textEncoderFixtures();
-  tokenizer = (await readTextModel(path.join(fx.dir, 'encoder-mean'))).tokenizer;
+  // Built here from the files as the tokenizer worker builds it (tokenizer-worker.ts).
+  const { tokenizerJson, tokenizerConfig, maxLength } = (await readTextModel(path.join(fx.dir, 'encoder-mean'))).tokenizer;
+  tokenizer = new TextTokenizer(tokenizerJson, tokenizerConfig, maxLength);
 }, 600_000);
 
 describe('text tokenizer', () => {
