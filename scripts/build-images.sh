@@ -186,37 +186,25 @@ if want model-iris; then
   build "kserve-ts-model-iris:$VERSION" "$model_context" --build-arg BASE="$BASE"
 fi
 
-if want metrics-server; then
-  # A Go program of the node's suites: its binary (cached by version) on the Debian base.
-  ms_bin="$(bash scripts/metrics-server-binary.sh)"
-  ms_version="$(basename "$(dirname "$(dirname "$ms_bin")")")"
-  ms_context="$(mktemp -d)"
-  cleanup+=("$ms_context")
-  cp "$ms_bin" "$ms_context/metrics-server"
-  cp images/metrics-server.Dockerfile "$ms_context/Dockerfile"
-  printf 'Dockerfile\n' > "$ms_context/.dockerignore"
-  build "kserve-ts-metrics-server:$VERSION" "$ms_context" --build-arg BASE="$BASE" --build-arg METRICS_SERVER_VERSION="${ms_version#metrics-server-}"
-fi
-if want keda; then
-  keda_bin="$(bash scripts/keda-binary.sh)"
-  keda_version="$(basename "$(dirname "$(dirname "$keda_bin")")")"
-  keda_context="$(mktemp -d)"
-  cleanup+=("$keda_context")
-  cp "$keda_bin" "$keda_context/keda"
-  cp images/keda.Dockerfile "$keda_context/Dockerfile"
-  printf 'Dockerfile\n' > "$keda_context/.dockerignore"
-  build "kserve-ts-keda:$VERSION" "$keda_context" --build-arg BASE="$BASE" --build-arg KEDA_VERSION="${keda_version#keda-}"
-fi
-if want traefik; then
-  traefik_bin="$(bash scripts/traefik-binary.sh)"
-  traefik_version="$(basename "$(dirname "$(dirname "$traefik_bin")")")"
-  traefik_context="$(mktemp -d)"
-  cleanup+=("$traefik_context")
-  cp "$traefik_bin" "$traefik_context/traefik"
-  cp images/traefik.Dockerfile "$traefik_context/Dockerfile"
-  printf 'Dockerfile\n' > "$traefik_context/.dockerignore"
-  build "kserve-ts-traefik:$VERSION" "$traefik_context" --build-arg BASE="$BASE" --build-arg TRAEFIK_VERSION="${traefik_version#traefik-}"
-fi
+# go_binary_image NAME ARG: a Go program of the node's suites, built and cached by version by
+# scripts/NAME-binary.sh, on the Debian base from images/NAME.Dockerfile; its version (the
+# cache folder's name is NAME-<version>) goes in as the build argument ARG.
+go_binary_image() {
+  local name=$1 arg=$2 bin version ctx
+  bin="$(bash "scripts/$name-binary.sh")"
+  version="$(basename "$(dirname "$(dirname "$bin")")")"
+  ctx="$(mktemp -d)"
+  cleanup+=("$ctx")
+  cp "$bin" "$ctx/$name"
+  cp "images/$name.Dockerfile" "$ctx/Dockerfile"
+  printf 'Dockerfile\n' > "$ctx/.dockerignore"
+  build "kserve-ts-$name:$VERSION" "$ctx" --build-arg BASE="$BASE" --build-arg "$arg=${version#"$name"-}"
+}
+# metrics-server: the resource metrics API of the autoscaling suite; keda: KEDA's operator;
+# traefik: the Gateway API implementation of the canary suite.
+if want metrics-server; then go_binary_image metrics-server METRICS_SERVER_VERSION; fi
+if want keda; then go_binary_image keda KEDA_VERSION; fi
+if want traefik; then go_binary_image traefik TRAEFIK_VERSION; fi
 
 if want server-cuda; then
   # The server's own target on a base that already holds the CUDA libraries (in
