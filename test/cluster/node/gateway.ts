@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../../controller/harness/index.js';
 import { runBinScript } from '../../controller/harness/bin-script.js';
-import { imageName } from '../../images/docker.js';
+import { componentDeployment } from './component-deployment.js';
 import { manifest } from './fixtures.js';
 import type { KubeNode } from './kube-node.js';
 import { KSERVE_NS, type Obj, condition } from './kserve.js';
@@ -77,43 +77,29 @@ function objects(): object[] {
       metadata: { name: NAME, namespace: NS, labels: LABELS },
       spec: { selector: LABELS, ports: [{ name: 'web', port: 80, protocol: 'TCP', targetPort: 'web' }] },
     },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: NAME, namespace: NS, labels: LABELS },
-      spec: {
-        selector: { matchLabels: LABELS },
-        template: {
-          metadata: { labels: LABELS },
-          spec: {
-            serviceAccountName: NAME,
-            containers: [
-              {
-                name: NAME,
-                image: imageName('traefik'),
-                imagePullPolicy: 'Never',
-                args: [
-                  `--entryPoints.web.address=:${LISTENER_PORT}`,
-                  `--entryPoints.traefik.address=:${PING_PORT}`,
-                  '--ping=true',
-                  '--providers.kubernetesGateway=true',
-                  '--global.checkNewVersion=false',
-                  '--global.sendAnonymousUsage=false',
-                  '--log.level=INFO',
-                ],
-                ports: [
-                  { name: 'web', containerPort: LISTENER_PORT, protocol: 'TCP' },
-                  { name: 'ping', containerPort: PING_PORT, protocol: 'TCP' },
-                ],
-                readinessProbe: { httpGet: { path: '/ping', port: 'ping' }, periodSeconds: 2, failureThreshold: 3 },
-                resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '512Mi' } },
-                securityContext: { readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-              },
-            ],
-          },
-        },
+    componentDeployment({
+      name: NAME,
+      namespace: NS,
+      labels: LABELS,
+      image: 'traefik',
+      container: {
+        args: [
+          `--entryPoints.web.address=:${LISTENER_PORT}`,
+          `--entryPoints.traefik.address=:${PING_PORT}`,
+          '--ping=true',
+          '--providers.kubernetesGateway=true',
+          '--global.checkNewVersion=false',
+          '--global.sendAnonymousUsage=false',
+          '--log.level=INFO',
+        ],
+        ports: [
+          { name: 'web', containerPort: LISTENER_PORT, protocol: 'TCP' },
+          { name: 'ping', containerPort: PING_PORT, protocol: 'TCP' },
+        ],
+        readinessProbe: { httpGet: { path: '/ping', port: 'ping' }, periodSeconds: 2, failureThreshold: 3 },
+        resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '512Mi' } },
       },
-    },
+    }),
     { apiVersion: `${gw}/v1`, kind: 'GatewayClass', metadata: { name: NAME }, spec: { controllerName: 'traefik.io/gateway-controller' } },
     {
       apiVersion: `${gw}/v1`,

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { waitFor } from '../../controller/harness/index.js';
 import { runBinScript } from '../../controller/harness/bin-script.js';
-import { imageName } from '../../images/docker.js';
+import { componentDeployment } from './component-deployment.js';
 import { manifest } from './fixtures.js';
 import { NODE_IP, type KubeNode } from './kube-node.js';
 import { type Obj, condition } from './kserve.js';
@@ -30,48 +30,34 @@ const LABELS = { app: NAME };
 function operator(): object[] {
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: NAME, namespace: NS, labels: LABELS } },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: NAME, namespace: NS, labels: LABELS },
-      spec: {
-        selector: { matchLabels: LABELS },
-        template: {
-          metadata: { labels: LABELS },
-          spec: {
-            serviceAccountName: NAME,
-            containers: [
-              {
-                name: NAME,
-                image: imageName('keda'),
-                imagePullPolicy: 'Never',
-                args: [
-                  '--leader-elect=false',
-                  '--zap-log-level=info',
-                  '--zap-encoder=console',
-                  '--enable-cert-rotation=true',
-                  '--enable-webhook-patching=false',
-                  '--enable-apiservice-patching=false',
-                  '--cert-dir=/certs',
-                ],
-                env: [
-                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                  { name: 'WATCH_NAMESPACE', value: '' },
-                ],
-                ports: [{ name: 'metricsservice', containerPort: 9666 }],
-                readinessProbe: { httpGet: { path: '/readyz', port: 8081 }, periodSeconds: 3 },
-                livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 25, periodSeconds: 10 },
-                resources: { requests: { cpu: '50m', memory: '100Mi' }, limits: { memory: '1000Mi' } },
-                securityContext: { readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-                volumeMounts: [{ name: 'certificates', mountPath: '/certs', readOnly: true }],
-              },
-            ],
-            // As config/manager: the Secret the operator's certificate rotation writes, mounted once it exists.
-            volumes: [{ name: 'certificates', secret: { secretName: 'kedaorg-certs', optional: true } }],
-          },
-        },
+    componentDeployment({
+      name: NAME,
+      namespace: NS,
+      labels: LABELS,
+      image: 'keda',
+      container: {
+        args: [
+          '--leader-elect=false',
+          '--zap-log-level=info',
+          '--zap-encoder=console',
+          '--enable-cert-rotation=true',
+          '--enable-webhook-patching=false',
+          '--enable-apiservice-patching=false',
+          '--cert-dir=/certs',
+        ],
+        env: [
+          { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'WATCH_NAMESPACE', value: '' },
+        ],
+        ports: [{ name: 'metricsservice', containerPort: 9666 }],
+        readinessProbe: { httpGet: { path: '/readyz', port: 8081 }, periodSeconds: 3 },
+        livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 25, periodSeconds: 10 },
+        resources: { requests: { cpu: '50m', memory: '100Mi' }, limits: { memory: '1000Mi' } },
+        volumeMounts: [{ name: 'certificates', mountPath: '/certs', readOnly: true }],
       },
-    },
+      // As config/manager: the Secret the operator's certificate rotation writes, mounted once it exists.
+      volumes: [{ name: 'certificates', secret: { secretName: 'kedaorg-certs', optional: true } }],
+    }),
   ];
 }
 

@@ -10,7 +10,7 @@
  * running reuses it; `kube-node.sh down` removes it with everything else.
  */
 import { waitFor } from '../../controller/harness/index.js';
-import { imageName } from '../../images/docker.js';
+import { componentDeployment } from './component-deployment.js';
 import { manifest } from './fixtures.js';
 import type { KubeNode } from './kube-node.js';
 import { type Obj, condition } from './kserve.js';
@@ -64,42 +64,28 @@ function objects(): object[] {
       metadata: { name: NAME, namespace: NS, labels: LABELS },
       spec: { selector: LABELS, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 'https' }] },
     },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: NAME, namespace: NS, labels: LABELS },
-      spec: {
-        selector: { matchLabels: LABELS },
-        template: {
-          metadata: { labels: LABELS },
-          spec: {
-            serviceAccountName: NAME,
-            containers: [
-              {
-                name: NAME,
-                image: imageName('metrics-server'),
-                imagePullPolicy: 'Never',
-                args: [
-                  '--cert-dir=/tmp',
-                  '--secure-port=10250',
-                  '--kubelet-preferred-address-types=InternalIP',
-                  '--kubelet-use-node-status-port',
-                  '--kubelet-insecure-tls',
-                  `--metric-resolution=${METRIC_RESOLUTION_S}s`,
-                ],
-                ports: [{ name: 'https', containerPort: 10250, protocol: 'TCP' }],
-                readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 3 },
-                livenessProbe: { httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },
-                resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '256Mi' } },
-                securityContext: { readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-                volumeMounts: [{ name: 'tmp-dir', mountPath: '/tmp' }],
-              },
-            ],
-            volumes: [{ name: 'tmp-dir', emptyDir: {} }],
-          },
-        },
+    componentDeployment({
+      name: NAME,
+      namespace: NS,
+      labels: LABELS,
+      image: 'metrics-server',
+      container: {
+        args: [
+          '--cert-dir=/tmp',
+          '--secure-port=10250',
+          '--kubelet-preferred-address-types=InternalIP',
+          '--kubelet-use-node-status-port',
+          '--kubelet-insecure-tls',
+          `--metric-resolution=${METRIC_RESOLUTION_S}s`,
+        ],
+        ports: [{ name: 'https', containerPort: 10250, protocol: 'TCP' }],
+        readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 3 },
+        livenessProbe: { httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },
+        resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+        volumeMounts: [{ name: 'tmp-dir', mountPath: '/tmp' }],
       },
-    },
+      volumes: [{ name: 'tmp-dir', emptyDir: {} }],
+    }),
     {
       apiVersion: 'apiregistration.k8s.io/v1',
       kind: 'APIService',
