@@ -36,6 +36,14 @@ export interface FlagSpec {
   readonly placeholder?: string;
 }
 
+/**
+ * A flag accepted for compatibility with another runtime (KServe's servers) and ignored:
+ * `why` is the warning a user sees once when it is given.
+ */
+export function inertFlag(name: string, why: string, kind: FlagKind = 'string'): FlagSpec {
+  return { name, kind, inert: why, help: 'accepted for KServe compatibility; no effect' };
+}
+
 export class FlagError extends Error {}
 
 export interface ParseOptions {

@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { FlagError, type FlagSpec, type Flags, flagHelp, parseFlags } from '../cli/flags.js';
+import { FlagError, type FlagSpec, type Flags, flagHelp, inertFlag, parseFlags } from '../cli/flags.js';
 import { LIMIT_FLAGS, type ServerLimits, limitsFrom } from './limits.js';
 import { DEFAULT_ACCESS_LOG_FORMAT, compileAccessLogFormat } from './http/access-log.js';
 import type { TlsFiles } from './http/tls.js';
@@ -131,7 +131,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   ...PULLER_FLAGS,
   // Accepted because KServe runtimes pass them, each with why it has no effect here: the
   // reason is the warning a user sees once when the flag is given.
-  ...INERT_FLAGS.map(([name, why]): FlagSpec => ({ name, kind: 'string', inert: why, help: 'accepted for KServe compatibility; no effect' })),
+  ...INERT_FLAGS.map(([name, why]) => inertFlag(name, why)),
   // KServe huggingfaceserver's flags, so that its InferenceServices run the text runtime.
   ...HUGGINGFACE_FLAGS,
 ];

@@ -7,7 +7,7 @@
  * warned about once, each with why it has no effect. The model folder decides what a text
  * model is (docs/openai.md); `--task` states what the user expects of it.
  */
-import { FlagError, type FlagKind, type FlagSpec, type Flags } from '../cli/flags.js';
+import { FlagError, type FlagKind, type FlagSpec, type Flags, inertFlag } from '../cli/flags.js';
 
 /** The tasks kserve-ts serves, with what serves them (KServe's task names). */
 export const SERVED_TASKS: ReadonlyMap<string, string> = new Map([
@@ -18,13 +18,15 @@ export const SERVED_TASKS: ReadonlyMap<string, string> = new Map([
 /** KServe's `--backend` values this server stands in for: it runs the ONNX graph itself. */
 const SERVED_BACKENDS: readonly string[] = ['auto', 'huggingface'];
 
+const MAX_LENGTH_WHY = "the max length is the model folder's (sentence_bert_config.json max_seq_length, else tokenizer_config.json model_max_length)";
+
 /** [flag, kind, why it has no effect here]: `bool` for argparse's store_true flags. */
 const INERT_HUGGINGFACE_FLAGS: readonly (readonly [string, FlagKind, string])[] = [
   ['model_id', 'string', 'the model is read from --model_dir; the controller turns --model_id into storageUri hf://ID for the storage-initializer'],
   ['model_revision', 'string', 'the controller puts the revision into the hf:// storage URI (hf://ID:REVISION)'],
   ['tokenizer_revision', 'string', "the tokenizer is the model folder's tokenizer.json"],
-  ['max_length', 'int', "the max length is the model folder's (sentence_bert_config.json max_seq_length, else tokenizer_config.json model_max_length)"],
-  ['max_model_len', 'int', "the max length is the model folder's (sentence_bert_config.json max_seq_length, else tokenizer_config.json model_max_length)"],
+  ['max_length', 'int', MAX_LENGTH_WHY],
+  ['max_model_len', 'int', MAX_LENGTH_WHY],
   ['dtype', 'string', "the ONNX graph's own types are used"],
   ['disable_lower_case', 'bool', "tokenizer.json's normalizer decides lower-casing"],
   ['disable_special_tokens', 'bool', "special tokens are tokenizer.json's post-processor's (send token ids to embed without them)"],
@@ -45,7 +47,7 @@ export const HUGGINGFACE_FLAGS: readonly FlagSpec[] = [
     help: `KServe huggingfaceserver's task: ${[...SERVED_TASKS.keys()].join(' or ')} (the model folder decides which it is; other tasks are refused)`,
   },
   { name: 'backend', kind: 'string', dflt: 'auto', placeholder: 'NAME', help: `KServe huggingfaceserver's backend: ${SERVED_BACKENDS.join(' or ')} (ONNX Runtime in process)` },
-  ...INERT_HUGGINGFACE_FLAGS.map(([name, kind, why]): FlagSpec => ({ name, kind, inert: why, help: 'accepted for KServe compatibility; no effect' })),
+  ...INERT_HUGGINGFACE_FLAGS.map(([name, kind, why]) => inertFlag(name, why, kind)),
 ];
 
 /** Throws FlagError for a `--task` or `--backend` this server does not serve. */
