@@ -48,6 +48,8 @@ const KINDS = {
   NotImplemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED, openai: 'invalid_request_error' },
   /** The request was not received in time (a stalled body or message): the connection or call is closed. */
   RequestTimeout: { http: 408, grpc: GrpcCode.DEADLINE_EXCEEDED, openai: 'timeout_error' },
+  /** The call's own deadline (gRPC's grpc-timeout) passed before it was answered. */
+  DeadlineExceeded: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED, openai: 'timeout_error' },
   /**
    * The client went away (closed the connection, cancelled the call, or its gRPC deadline
    * passed) before its inference ran: the queued work is dropped. Nobody reads the answer;
@@ -121,6 +123,8 @@ export const errors = {
     new KServeError('ModelOverloaded', `Model with name ${name} is overloaded: ${max} requests are already queued or running (--max_queued_requests); retry later.`),
   serverBusy: (detail: string) => new KServeError('ServerBusy', `Server is busy: ${detail}; retry later.`),
   requestTimeout: (detail: string) => new KServeError('RequestTimeout', `Request not received in time: ${detail}`),
+  /** grpc-js's status and message for a passed grpc-timeout, kept for the calls served below it. */
+  deadlineExceeded: () => new KServeError('DeadlineExceeded', 'Deadline exceeded'),
   serverNotReady: () => new KServeError('ServerNotReady', 'Server is not ready.'),
   notImplemented: (what: string) => new KServeError('NotImplemented', what),
   cancelled: (name: string) => new KServeError('Cancelled', `Request for model ${name} was cancelled by the client before it ran.`),

@@ -6,8 +6,8 @@
 import { format } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { markDetachable } from '../../protocols/buffer-ownership.js';
-import type { ModelInferResponseMessage } from '../../protocols/grpc/messages.js';
+import type { ServerHttp2Stream } from 'node:http2';
+import type { ModelInferRequestMessage, ModelInferResponseMessage } from '../../protocols/grpc/messages.js';
 import { HEALTH_SERVICE, INFERENCE_SERVICE, loadProtocolDefinition } from '../../protocols/grpc/proto.js';
 import { decodeModelInferRequest } from '../../protocols/grpc/wire/decode-infer.js';
 import { encodeModelInferResponse } from '../../protocols/grpc/wire/encode-infer.js';
@@ -18,12 +18,13 @@ import { LimitLog } from '../limit-log.js';
 import { limitSessions } from './connection-limit.js';
 import { refuseMalformedCalls } from './malformed-call.js';
 import { messageBudget } from './message-budget.js';
-import { installMessageAssembly, MAX_PAD } from './message-assembly.js';
+import { installMessageAssembly } from './message-assembly.js';
 import { newHttp2Servers, widenReceiveWindows, widenSessionWindows } from './flow-control.js';
 import { HealthService } from './health-service.js';
-import { inferenceService } from './inference-service.js';
+import { type DirectUnaryHandler, type DirectUnaryOptions, serveUnaryDirectly } from './direct-unary.js';
+import { type ModelInferRunner, inferenceService, modelInferRunner } from './inference-service.js';
 import { addReflection } from './reflection.js';
-import { tolerantDeserializers } from './undecodable.js';
+import { tolerantDeserializers, undecodableError } from './undecodable.js';
 
 export interface GrpcServerOptions {
   readonly dataplane: DataPlane;
@@ -49,21 +50,16 @@ export interface GrpcServer {
 }
 
 /**
- * True when a received message is the only thing in its ArrayBuffer apart from the 5-byte
- * frame prefix and the alignment pad before it: large messages are assembled into a fresh
- * allocation of their own (message-assembly.ts; small ones land in Node's shared pool and
- * fail this check), and nothing reads it after deserialisation, so a backend may take the
- * buffer instead of copying raw tensors.
+ * ModelInfer's request decoder. Large messages own their buffer (message-assembly.ts marks it
+ * detachable), so a backend may take it instead of copying raw tensors.
  */
-function ownsBuffer(buf: Buffer): boolean {
-  return buf.byteOffset <= 5 + MAX_PAD && buf.byteOffset + buf.byteLength === buf.buffer.byteLength;
-}
+const deserializeInfer = (buf: Buffer): ModelInferRequestMessage => decodeModelInferRequest(buf);
 
 /**
- * ModelInfer as the transport runs it: messages go through the hand-written wire codec
- * (protocols/grpc/wire) instead of proto-loader's generic one, received messages that own
- * their buffer are marked detachable, and a pre-encoded Buffer response passes through
- * unchanged (the handler serialises it itself). The other methods keep proto-loader's.
+ * ModelInfer as grpc-js runs it: messages go through the hand-written wire codec
+ * (protocols/grpc/wire) instead of proto-loader's generic one, and a pre-encoded Buffer
+ * response passes through unchanged (the handler serialises it itself). The other methods
+ * keep proto-loader's.
  */
 function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   const method = def['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
@@ -71,13 +67,29 @@ function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
     ...def,
     ModelInfer: {
       ...method,
-      requestDeserialize: (buf: Buffer) => {
-        if (ownsBuffer(buf)) markDetachable(buf.buffer);
-        return decodeModelInferRequest(buf);
-      },
+      requestDeserialize: deserializeInfer,
       responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : encodeModelInferResponse(v as ModelInferResponseMessage)),
     },
   };
+}
+
+/** ModelInfer as the direct path serves it: undecodable messages are INVALID_ARGUMENT, as in the grpc-js path. */
+function directInfer(run: ModelInferRunner): DirectUnaryHandler {
+  return (message, call) => {
+    let req: ModelInferRequestMessage;
+    try {
+      req = deserializeInfer(message);
+    } catch (e) {
+      return Promise.reject(undecodableError('ModelInfer', (e as Error).message));
+    }
+    return run(req, call);
+  };
+}
+
+/** grpc-js's per-stream bookkeeping (the idle-connection timer), if this release has it. */
+function grpcJsStreamOpened(server: grpc.Server): ((stream: ServerHttp2Stream) => void) | undefined {
+  const opened = (server as unknown as { onStreamOpened?: unknown }).onStreamOpened;
+  return typeof opened === 'function' ? (stream) => (opened as (s: ServerHttp2Stream) => void).call(server, stream) : undefined;
 }
 
 /**
@@ -118,13 +130,15 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
   });
   widenReceiveWindows(server);
   const streamingRequests = streamingRequestPaths(server);
-  server.addService(
-    tolerantDeserializers(tunedInfer(inference)),
-    inferenceService(
-      { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength, decodeLimits: limits.decode },
-      encodeModelInferResponse,
-    ),
-  );
+  const grpcContext = { dataplane: opts.dataplane, metrics: opts.metrics, logger, maxSendMessageLength: opts.maxSendMessageLength, decodeLimits: limits.decode };
+  const runModelInfer = modelInferRunner(grpcContext, encodeModelInferResponse);
+  server.addService(tolerantDeserializers(tunedInfer(inference)), inferenceService(grpcContext, runModelInfer));
+  const direct: DirectUnaryOptions = {
+    handlers: new Map([[(inference['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>).path, directInfer(runModelInfer)]]),
+    maxReceiveMessageLength: opts.maxReceiveMessageLength,
+    logger,
+    onStreamOpened: grpcJsStreamOpened(server),
+  };
   server.addService(definition[HEALTH_SERVICE] as grpc.ServiceDefinition, health.implementation());
   addReflection(server, definition);
 
@@ -141,6 +155,8 @@ export function buildGrpcServer(opts: GrpcServerOptions): GrpcServer {
           if (err) reject(err);
           else {
             for (const h2 of newHttp2Servers(server)) {
+              // First: it takes grpc-js's stream listener as the only one there.
+              if (!serveUnaryDirectly(h2, direct)) logger.warn('grpc-js keeps every call: its stream handler is not where this release expects it');
               widenSessionWindows(h2);
               refuseMalformedCalls(h2);
               limitSessions(h2, { ...limits, streamingRequests }, limitLog);

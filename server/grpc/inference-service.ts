@@ -14,7 +14,7 @@ import type { ModelInferRequestMessage, ModelInferResponseMessage, ModelMetadata
 import { type ModelRepositoryParameterMessage, decodeGrpcLoadParameters } from '../../protocols/grpc/repository-load.js';
 import type { GrpcContext } from './context.js';
 import { toGrpcStatus } from './status.js';
-import { isUndecodable, undecodableReason } from './undecodable.js';
+import { isUndecodable, undecodableError, undecodableReason } from './undecodable.js';
 import type { ClientSignal } from '../client-signal.js';
 import { infer } from '../pipeline/verbs.js';
 import { modelInferCodec } from './infer-codec.js';
@@ -36,20 +36,35 @@ interface RepositoryLoadRef extends RepositoryRef {
 const versionOf = (v: string | undefined): string | undefined => (v ? v : undefined);
 
 /** Request metadata for a model's hooks (SDK models): text entries only, one value per key. */
-function metadataHeaders(md: Metadata): Record<string, string> {
+export function metadataHeaders(md: Metadata): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(md.getMap())) if (typeof v === 'string') out[k] = v;
   return out;
 }
 
-/** The headers a model set, as the call's initial metadata (sent with the response). */
-function sendModelMetadata(call: ServerUnaryCall<unknown, unknown>, headers: Readonly<Record<string, string>>): void {
+/** The headers a model set, as gRPC metadata (sent with the response headers). */
+export function modelMetadata(headers: Readonly<Record<string, string>>): Metadata | undefined {
   const entries = Object.entries(headers);
-  if (entries.length === 0) return;
+  if (entries.length === 0) return undefined;
   const md = new Metadata();
   for (const [k, v] of entries) md.set(k.toLowerCase(), v);
-  call.sendMetadata(md);
+  return md;
 }
+
+/**
+ * One ModelInfer call as the runner needs it, whichever layer serves it: grpc-js's unary
+ * handler, or the direct path below grpc-js (direct-unary.ts).
+ */
+export interface InferCall {
+  /** The request's text metadata. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** True once the client is gone (cancelled, or past its deadline). */
+  readonly cancelled: boolean;
+  /** Sends the model's response headers as the call's initial metadata (before the message). */
+  sendHeaders(md: Metadata): void;
+}
+
+export type ModelInferRunner = (req: ModelInferRequestMessage, call: InferCall) => Promise<Buffer>;
 
 function requireModelName(name: string | undefined): string {
   if (!name) throw errors.invalidInput(`'model_name' must not be empty`);
@@ -65,24 +80,13 @@ class CallSignal implements ClientSignal {
   }
 }
 
-export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer): UntypedServiceImplementation {
-  const { dataplane, metrics, logger, maxSendMessageLength, decodeLimits } = ctx;
+/**
+ * ModelInfer on the data plane: the decoded message in, the serialised response out, with
+ * the request counted and the response size checked. Shared by both layers that serve it.
+ */
+export function modelInferRunner(ctx: GrpcContext, encodeInferResponse: (msg: ModelInferResponseMessage) => Buffer): ModelInferRunner {
+  const { dataplane, metrics, maxSendMessageLength, decodeLimits } = ctx;
   const codec = modelInferCodec(decodeLimits, encodeInferResponse);
-
-  function unary<Req, Res>(method: string, fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
-    return (call, callback) => {
-      Promise.resolve()
-        .then(() => {
-          const req: unknown = call.request;
-          if (isUndecodable(req)) throw errors.invalidInput(`the request is not a valid ${method}Request message: ${undecodableReason(req)}`);
-          return fn(req as Req, call);
-        })
-        .then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(toGrpcStatus(err, logger, method)),
-        );
-    };
-  }
 
   /**
    * Counts a request unless the model name is unknown: names come from clients (bounded label
@@ -93,12 +97,7 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
     if (dataplane.knows(name)) metrics.countRequest(name, 'grpc', httpStatus);
   }
 
-  /** Gone when the call is cancelled by the client or passes its deadline (grpc-js emits 'cancelled' for both). */
-  function callGone(call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): ClientSignal {
-    return new CallSignal(call);
-  }
-
-  async function modelInfer(req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>): Promise<Buffer> {
+  return async (req, call) => {
     const name = req.model_name ?? '';
     try {
       const answer = await dataplane.run({
@@ -108,10 +107,11 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
         verb: infer,
         codec,
         input: req,
-        headers: metadataHeaders(call.metadata),
-        signal: callGone(call),
+        headers: call.headers,
+        signal: new CallSignal(call),
       });
-      sendModelMetadata(call, answer.responseHeaders);
+      const md = modelMetadata(answer.responseHeaders);
+      if (md !== undefined) call.sendHeaders(md);
       const bytes = answer.message.body;
       if (maxSendMessageLength >= 0 && bytes.byteLength > maxSendMessageLength) {
         throw errors.responseTooLarge(bytes.byteLength, maxSendMessageLength, '--grpc_max_send_message_length');
@@ -122,6 +122,42 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
       count(name, toKServeError(err).httpStatus);
       throw err;
     }
+  };
+}
+
+/** A grpc-js unary call as the runner's InferCall (cancelled: by the client or its deadline). */
+class GrpcJsInferCall implements InferCall {
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(private readonly call: ServerUnaryCall<ModelInferRequestMessage, Buffer>) {
+    this.headers = metadataHeaders(call.metadata);
+  }
+
+  get cancelled(): boolean {
+    return this.call.cancelled;
+  }
+
+  sendHeaders(md: Metadata): void {
+    this.call.sendMetadata(md);
+  }
+}
+
+export function inferenceService(ctx: GrpcContext, runModelInfer: ModelInferRunner): UntypedServiceImplementation {
+  const { dataplane, logger } = ctx;
+
+  function unary<Req, Res>(method: string, fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Res | Promise<Res>): handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      Promise.resolve()
+        .then(() => {
+          const req: unknown = call.request;
+          if (isUndecodable(req)) throw undecodableError(method, undecodableReason(req));
+          return fn(req as Req, call);
+        })
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toGrpcStatus(err, logger, method)),
+        );
+    };
   }
 
   return {
@@ -142,7 +178,7 @@ export function inferenceService(ctx: GrpcContext, encodeInferResponse: (msg: Mo
         outputs: m.outputs.map(spec),
       };
     }),
-    ModelInfer: unary('ModelInfer', modelInfer),
+    ModelInfer: unary('ModelInfer', (req: ModelInferRequestMessage, call: ServerUnaryCall<ModelInferRequestMessage, Buffer>) => runModelInfer(req, new GrpcJsInferCall(call))),
     RepositoryModelLoad: unary('RepositoryModelLoad', async (r: RepositoryLoadRef) => {
       const name = requireModelName(r.triton_model_name || r.model_name);
       await dataplane.load(name, decodeGrpcLoadParameters(r.parameters));

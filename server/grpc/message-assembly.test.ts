@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { type DatatypeInfo, datatypeInfo } from '../../protocols/datatypes.js';
 import { decodeRawTensor } from '../../protocols/raw-tensor.js';
 import { encodeModelInferRequest } from '../../protocols/grpc/wire/encode-infer.js';
+import { isDetachable } from '../../protocols/buffer-ownership.js';
+import { sizeClass } from '../../protocols/buffer-pool.js';
 import { ALIGN, MAX_PAD, OWN_BUFFER_MIN, installMessageAssembly, largeFieldOffset } from './message-assembly.js';
 
 interface Decoder {
@@ -83,7 +85,10 @@ describe('gRPC message assembly', () => {
     expect(out).toBeDefined();
     const body = (out as Buffer).subarray(5);
     expect(body.byteOffset).toBeLessThanOrEqual(5 + MAX_PAD);
-    expect(body.byteOffset + body.byteLength).toBe(body.buffer.byteLength);
+    // The buffer (a pool size class, protocols/buffer-pool.ts) holds this message alone.
+    expect(isDetachable(body.buffer)).toBe(true);
+    expect(body.buffer.byteLength).toBe(sizeClass(body.buffer.byteLength));
+    expect(body.byteOffset + body.byteLength).toBeLessThanOrEqual(body.buffer.byteLength);
     const at = largeFieldOffset(body) as number;
     expect((body.byteOffset + at) % ALIGN).toBe(0);
     const raw = body.subarray(at, at + 150_528 * 4);

@@ -8,8 +8,9 @@
  * memory pressure behind the main thread's mark-compacts (benchmarks/RESULTS.md,
  * "Performance round 3").
  *
- * Here each message is copied once, into one buffer of its own, when its last byte has
- * arrived: the declared length is never trusted for an allocation (a client that declares
+ * Here each message is copied once, into one buffer of its own (taken from the pool of
+ * large request buffers, protocols/buffer-pool.ts, and marked detachable: nothing else
+ * shares it), when its last byte has arrived: the declared length is never trusted for an allocation (a client that declares
  * 8 MiB and sends 1 byte holds 1 byte, counted by the message budget, as before). Until then
  * the chunks are kept as views, as grpc-js kept them. The buffer is offset so that the
  * first large length-delimited field of the message (for ModelInfer, `raw_input_contents`)
@@ -21,6 +22,8 @@
  * (the transformer's predictor client) use it.
  */
 import { createRequire } from 'node:module';
+import { markDetachable } from '../../protocols/buffer-ownership.js';
+import { POOLED_MIN, takeBuffer } from '../../protocols/buffer-pool.js';
 
 /** Raw tensor bytes start on this boundary: enough for every element type and for SIMD loads. */
 export const ALIGN = 64;
@@ -30,36 +33,10 @@ export const MAX_PAD = ALIGN - 1;
  * Smaller messages come from Node's shared Buffer pool, as grpc-js's did: a fresh
  * ArrayBuffer per small call costs more than it saves, and nothing in them is worth aligning.
  */
-export const OWN_BUFFER_MIN = 64 * 1024;
+export const OWN_BUFFER_MIN = POOLED_MIN;
 /** A length-delimited field at least this long is the one aligned (a tensor, not a name). */
 const LARGE_FIELD = 1024;
 const FRAME_HEADER = 5;
-
-/** Where one message is being assembled. */
-interface Assembly {
-  /** Compression flag and big-endian length, as received. */
-  readonly header: Buffer;
-  headerFilled: number;
-  /** The body's bytes so far, as views on the received chunks. */
-  chunks: Buffer[];
-  received: number;
-  size: number;
-}
-
-interface DecoderInternals {
-  readonly maxReadMessageLength: number;
-}
-
-const assemblies = new WeakMap<object, Assembly>();
-
-function assemblyOf(decoder: object): Assembly {
-  let a = assemblies.get(decoder);
-  if (a === undefined) {
-    a = { header: Buffer.alloc(FRAME_HEADER), headerFilled: 0, chunks: [], received: 0, size: 0 };
-    assemblies.set(decoder, a);
-  }
-  return a;
-}
 
 /** Reads a varint at `p`; undefined when it runs past `end` or is longer than 5 bytes (a length). */
 function varint(b: Uint8Array, p: number, end: number): { value: number; next: number } | undefined {
@@ -136,9 +113,11 @@ function assemble(header: Buffer, size: number, chunks: readonly Buffer[]): Buff
   } else {
     const at = largeFieldOffset(scanPrefix(chunks));
     const pad = at === undefined ? 0 : (ALIGN - ((FRAME_HEADER + at) % ALIGN)) % ALIGN;
-    // allocUnsafeSlow: an ArrayBuffer of its own (never the shared pool) and not zero-filled;
-    // every byte of the framed part is written below.
-    framed = Buffer.allocUnsafeSlow(pad + total).subarray(pad);
+    // A buffer of its own from the pool (protocols/buffer-pool.ts): the request may move it
+    // to the model's worker, which hands it back for the next message of its size.
+    const buffer = takeBuffer(pad + total);
+    markDetachable(buffer);
+    framed = Buffer.from(buffer, pad, total);
   }
   header.copy(framed, 0);
   let at = FRAME_HEADER;
@@ -149,42 +128,79 @@ function assemble(header: Buffer, size: number, chunks: readonly Buffer[]): Buff
   return framed;
 }
 
+/**
+ * Framed messages out of a stream's DATA chunks, each copied once into a buffer of its own
+ * when its last byte has arrived (see the file comment). Used by grpc-js's StreamDecoder
+ * (installed below) and by the calls served below grpc-js (direct-unary.ts).
+ */
+export class MessageAssembler {
+  /** Compression flag and big-endian length, as received. */
+  readonly #header = Buffer.alloc(FRAME_HEADER);
+  #headerFilled = 0;
+  /** The body's bytes so far, as views on the received chunks. */
+  #chunks: Buffer[] = [];
+  #received = 0;
+  #size = 0;
+
+  /** `maxLength`: the largest body accepted (-1: no limit); larger ones throw when declared. */
+  constructor(private readonly maxLength: number) {}
+
+  /** True while part of a message (or of its header) has arrived and the rest has not. */
+  get partial(): boolean {
+    return this.#headerFilled > 0;
+  }
+
+  write(data: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    let p = 0;
+    while (p < data.length) {
+      if (this.#headerFilled < FRAME_HEADER) {
+        const n = Math.min(FRAME_HEADER - this.#headerFilled, data.length - p);
+        data.copy(this.#header, this.#headerFilled, p, p + n);
+        this.#headerFilled += n;
+        p += n;
+        if (this.#headerFilled < FRAME_HEADER) break;
+        this.#size = this.#header.readUInt32BE(1);
+        if (this.maxLength !== -1 && this.#size > this.maxLength) {
+          throw new Error(`Received message larger than max (${this.#size} vs ${this.maxLength})`);
+        }
+        this.#chunks = [];
+        this.#received = 0;
+        if (this.#size === 0) {
+          out.push(Buffer.from(this.#header));
+          this.#headerFilled = 0;
+          continue;
+        }
+        if (p === data.length) break;
+      }
+      const n = Math.min(this.#size - this.#received, data.length - p);
+      this.#chunks.push(data.subarray(p, p + n));
+      this.#received += n;
+      p += n;
+      if (this.#received === this.#size) {
+        out.push(assemble(this.#header, this.#size, this.#chunks));
+        this.#chunks = [];
+        this.#headerFilled = 0;
+      }
+    }
+    return out;
+  }
+}
+
+interface DecoderInternals {
+  readonly maxReadMessageLength: number;
+}
+
+const assemblers = new WeakMap<object, MessageAssembler>();
+
 /** StreamDecoder.write with one copy per message into a buffer of its own (see the file comment). */
 function write(this: DecoderInternals, data: Buffer): Buffer[] {
-  const a = assemblyOf(this);
-  const out: Buffer[] = [];
-  let p = 0;
-  while (p < data.length) {
-    if (a.headerFilled < FRAME_HEADER) {
-      const n = Math.min(FRAME_HEADER - a.headerFilled, data.length - p);
-      data.copy(a.header, a.headerFilled, p, p + n);
-      a.headerFilled += n;
-      p += n;
-      if (a.headerFilled < FRAME_HEADER) break;
-      a.size = a.header.readUInt32BE(1);
-      if (this.maxReadMessageLength !== -1 && a.size > this.maxReadMessageLength) {
-        throw new Error(`Received message larger than max (${a.size} vs ${this.maxReadMessageLength})`);
-      }
-      a.chunks = [];
-      a.received = 0;
-      if (a.size === 0) {
-        out.push(Buffer.from(a.header));
-        a.headerFilled = 0;
-        continue;
-      }
-      if (p === data.length) break;
-    }
-    const n = Math.min(a.size - a.received, data.length - p);
-    a.chunks.push(data.subarray(p, p + n));
-    a.received += n;
-    p += n;
-    if (a.received === a.size) {
-      out.push(assemble(a.header, a.size, a.chunks));
-      a.chunks = [];
-      a.headerFilled = 0;
-    }
+  let a = assemblers.get(this);
+  if (a === undefined) {
+    a = new MessageAssembler(this.maxReadMessageLength);
+    assemblers.set(this, a);
   }
-  return out;
+  return a.write(data);
 }
 
 interface StreamDecoderModule {

@@ -4,12 +4,18 @@
  */
 import type { StatusObject } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { toKServeError } from '../../protocols/errors.js';
+import { type KServeError, toKServeError } from '../../protocols/errors.js';
 
 export type GrpcFailure = Pick<StatusObject, 'code' | 'details'>;
 
-export function toGrpcStatus(err: unknown, logger: Logger, method: string): GrpcFailure {
+/** The catalogue error a handler's failure is answered with; server faults are logged with their stack. */
+export function callFailure(err: unknown, logger: Logger, method: string): KServeError {
   const kerr = toKServeError(err);
   if (kerr.kind === 'Internal' || kerr.kind === 'InferenceError') logger.error({ err, method }, 'request failed');
+  return kerr;
+}
+
+export function toGrpcStatus(err: unknown, logger: Logger, method: string): GrpcFailure {
+  const kerr = callFailure(err, logger, method);
   return { code: kerr.grpcCode, details: kerr.message };
 }

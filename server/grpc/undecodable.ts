@@ -4,6 +4,7 @@
  * instead of throwing, so the handler can answer INVALID_ARGUMENT through the catalogue.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { errors, type KServeError } from '../../protocols/errors.js';
 
 const UNDECODABLE = Symbol('undecodable');
 
@@ -36,4 +37,9 @@ export function tolerantDeserializers(def: grpc.ServiceDefinition): grpc.Service
     };
   }
   return out;
+}
+
+/** How a request message that does not decode is answered (INVALID_ARGUMENT, naming the method). */
+export function undecodableError(method: string, reason: string): KServeError {
+  return errors.invalidInput(`the request is not a valid ${method}Request message: ${reason}`);
 }

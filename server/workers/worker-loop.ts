@@ -18,6 +18,12 @@ export interface JobRunner<J, R> {
    * ignores it; a custom model's hooks read it as `request.signal`).
    */
   run(job: J, transfer: Set<ArrayBuffer>, signal: ClientSignal): Promise<R>;
+  /**
+   * The buffers of `job`'s inputs that this thread owns, listed once the job has finished:
+   * they go back to the main thread with the results for reuse (protocols/buffer-pool.ts).
+   * Only for runtimes that keep no reference to their inputs after a run.
+   */
+  spent?(job: J): Iterable<ArrayBuffer>;
   /** Releases the runtime; called once, after every queued and running job has finished. */
   close(): void | Promise<void>;
   /**
@@ -100,7 +106,8 @@ class Jobs<L, J, R> {
     }
     setImmediate(() => {
       for (const { id, job } of batch) {
-        const done = this.#runOne(id, job, new Set()).then((r) => this.#flush([r.result], r.transfer));
+        const returned = new Set<ArrayBuffer>();
+        const done = this.#runOne(id, job, new Set(), returned).then((r) => this.#flush([r.result], r.transfer, returned));
         this.#inFlight.add(done);
         void done.finally(() => this.#inFlight.delete(done));
       }
@@ -124,7 +131,7 @@ class Jobs<L, J, R> {
   }
 
   /** Runs job `id` unless its client went away first; never rejects. */
-  async #runOne(id: number, job: J, transfer: Set<ArrayBuffer>): Promise<{ result: JobResult<R>; transfer: Set<ArrayBuffer> }> {
+  async #runOne(id: number, job: J, transfer: Set<ArrayBuffer>, returned: Set<ArrayBuffer>): Promise<{ result: JobResult<R>; transfer: Set<ArrayBuffer> }> {
     this.#lastStarted = id;
     if (this.#cancelled.delete(id)) {
       // The main thread already answered the caller; the id only keeps the envelope whole.
@@ -138,28 +145,33 @@ class Jobs<L, J, R> {
       return { result: { id, error: toWireError(e) }, transfer };
     } finally {
       this.#running.delete(id);
+      for (const b of this.#runner.spent?.(job) ?? []) returned.add(b);
     }
   }
 
   async #runSerially(batch: ReadonlyArray<RunJob<J>>): Promise<void> {
     let results: Array<JobResult<R>> = [];
     let transfer = new Set<ArrayBuffer>();
+    let returned = new Set<ArrayBuffer>();
     let since = performance.now();
     for (const { id, job } of batch) {
-      results.push((await this.#runOne(id, job, transfer)).result);
+      results.push((await this.#runOne(id, job, transfer, returned)).result);
       if (performance.now() - since > FLUSH_AFTER_MS) {
-        this.#flush(results, transfer);
+        this.#flush(results, transfer, returned);
         results = [];
         transfer = new Set();
+        returned = new Set();
         since = performance.now();
       }
     }
-    if (results.length > 0) this.#flush(results, transfer);
+    if (results.length > 0) this.#flush(results, transfer, returned);
   }
 
-  #flush(results: Array<JobResult<R>>, transfer: Set<ArrayBuffer>): void {
+  #flush(results: Array<JobResult<R>>, transfer: Set<ArrayBuffer>, returned: Set<ArrayBuffer>): void {
+    // A buffer that also holds an output goes back as that output, not for reuse.
+    const reusable = [...returned].filter((b) => !transfer.has(b) && b.byteLength > 0);
     try {
-      this.#post({ op: 'results', results }, [...transfer]);
+      this.#post(reusable.length === 0 ? { op: 'results', results } : { op: 'results', results, returned: reusable }, [...transfer, ...reusable]);
     } catch (e) {
       // Never let one unserialisable result take the worker (and every later request) down.
       const error = toWireError(new Error(`cannot return outputs: ${(e as Error).message}`), 'Internal');

@@ -28,4 +28,8 @@ export type FromWorker<L, R> =
   | { readonly op: 'loaded'; readonly loaded: L; readonly warnings: string[] }
   /** `kind`: set when the load threw a catalogue error, which keeps its kind on the main thread. */
   | { readonly op: 'load-failed'; readonly message: string; readonly kind: ErrorKind | undefined }
-  | { readonly op: 'results'; readonly results: Array<JobResult<R>> };
+  /**
+   * `returned`: the jobs' input buffers, handed back once the jobs are done with them
+   * (JobRunner.spent), for the main thread to reuse (protocols/buffer-pool.ts).
+   */
+  | { readonly op: 'results'; readonly results: Array<JobResult<R>>; readonly returned?: ArrayBuffer[] };

@@ -24,6 +24,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { isDetachable } from '../../protocols/buffer-ownership.js';
+import { giveBuffer } from '../../protocols/buffer-pool.js';
 import type { NumericArray } from '../../protocols/datatypes.js';
 import { KServeError, errors, fromWireError } from '../../protocols/errors.js';
 import type { FromWorker, RunJob, ToWorker } from './worker-messages.js';
@@ -191,6 +192,7 @@ export class WorkerSession<J, R> {
 
   #onMessage(msg: FromWorker<unknown, R>): void {
     if (msg.op !== 'results') return;
+    for (const b of msg.returned ?? []) giveBuffer(b);
     for (const r of msg.results) {
       const p = this.#pending.get(r.id);
       if (p === undefined) continue;

@@ -10,6 +10,10 @@ import { createRunner } from './onnx-runner.js';
 
 const settings = workerData as SessionSettings;
 
+function* feedBuffers(job: OnnxJob): Iterable<ArrayBuffer> {
+  for (const f of job.feeds) if (!Array.isArray(f.data) && f.data.buffer instanceof ArrayBuffer) yield f.data.buffer;
+}
+
 void serveJobs<OnnxLoaded, OnnxJob, WireTensor[]>(async (warnings) => {
   const runner = await createRunner(settings, warnings);
   return {
@@ -17,6 +21,8 @@ void serveJobs<OnnxLoaded, OnnxJob, WireTensor[]>(async (warnings) => {
     runner: {
       // Copied only when the runtime handed us a view on a larger or shared buffer.
       run: (job, transfer) => runner.run(job, (data) => transferOutput(data, transfer)),
+      // onnxruntime reads the feeds during run only: their buffers can go back for reuse.
+      spent: (job) => feedBuffers(job),
       close: () => runner.close(),
     },
   };
