@@ -8,6 +8,7 @@ import { announceStarted, isClusterWorker, printFatal, runPrimary, workerMetrics
 import { ListenError } from '../cli/listen-error.js';
 import { ConfigError, helpText, parseServeArgs } from './config.js';
 import { flushCompileCache } from './compile-cache.js';
+import { tuneIncrementalMarking } from './heap-tuning.js';
 import { listen } from './listen.js';
 import { createLogger } from './logger.js';
 import { installFaultPolicy } from './process-faults.js';
@@ -42,6 +43,10 @@ export async function serve(argv: readonly string[], env: NodeJS.ProcessEnv): Pr
   for (const w of parsed.warnings) logger.warn(w);
 
   if (config.workers > 1 && !isClusterWorker()) return runPrimary(config.workers, logger);
+
+  // Before the first request body arrives (heap-tuning.ts says why).
+  const markingFlags = tuneIncrementalMarking(process.execArgv, env.NODE_OPTIONS);
+  if (markingFlags.length > 0) logger.debug({ flags: markingFlags }, 'V8 incremental-marking triggers set');
 
   // In a worker, /metrics answers for every worker: the renderer asks the primary.
   let clusterRender: (() => Promise<string>) | undefined;
