@@ -61,6 +61,9 @@
 # (built on first use), Debian's
 # containerd, runc, containernetworking-plugins, iptables, gcc (installed if missing).
 set -euo pipefail
+# With pipefail, `cmd | grep -q` fails when grep exits at its first match and cmd then dies of
+# SIGPIPE: a match read as no match (an image imported again, a leftover not reported). The
+# pipelines below let grep read everything (`>/dev/null` instead of -q).
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 S="${KNODE_STATE:-/run/kserve-ts-node}"
@@ -361,7 +364,7 @@ import_image() {
   stamp="$CACHE/imported/${img//[:\/]/_}"
   ref="docker.io/$img"
   [[ "$img" == */* ]] || ref="docker.io/library/$img"
-  if [[ -f "$stamp" && "$(cat "$stamp")" == "$id" ]] && ctr_ images ls -q | grep -qxF "$ref"; then
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$id" ]] && ctr_ images ls -q | grep -xF "$ref" >/dev/null; then
     return 0
   fi
   log "importing $img into the node's containerd"
@@ -444,10 +447,10 @@ up() {
   # From here on a failure takes down whatever was started.
   trap 'if [[ $UP_DONE != 1 ]]; then log "up failed: taking down what was started"; down >/dev/null 2>&1 || true; fi' EXIT
   for port in $ETCD_PORT $((ETCD_PORT + 1)) $DNS_READY_PORT; do
-    if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken: the node needs it"; fi
+    if ss -Hltn "sport = :$port" | grep . >/dev/null; then die "port $port is taken: the node needs it"; fi
   done
   # A resolver bound to every address on :53 would keep CoreDNS off the node address.
-  if ss -Hlun "sport = :53" | grep -qE '(0\.0\.0\.0|\*|\[::\]):53 '; then die "UDP port 53 is taken on all addresses: CoreDNS needs $NODE_IP:53"; fi
+  if ss -Hlun "sport = :53" | grep -E '(0\.0\.0\.0|\*|\[::\]):53 ' >/dev/null; then die "UDP port 53 is taken on all addresses: CoreDNS needs $NODE_IP:53"; fi
   mkdir -p "$S/pids" "$S/logs" "$S/kubelet" "$S/pod-logs" "$CACHE"
   # Outlives a crash that loses $S: `down` then still knows the machine-wide leftovers are ours.
   touch "$ACTIVE"
@@ -654,7 +657,7 @@ clean_iptables() {
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null || continue
     for table in filter nat mangle raw; do
-      "$cmd-save" -t "$table" 2>/dev/null | grep -q 'KUBE-' || continue
+      "$cmd-save" -t "$table" 2>/dev/null | grep 'KUBE-' >/dev/null || continue
       while read -r rule; do
         # shellcheck disable=SC2086
         eval "$cmd -t $table -D ${rule#-A }" 2>/dev/null || true
@@ -696,11 +699,11 @@ leftovers() {
   local p
   for p in $(node_pids); do left+=("process $p: $(tr '\0' ' ' 2>/dev/null </proc/$p/cmdline | cut -c1-120)"); done
   for c in "${COMPONENTS[@]}"; do alive "$c" && left+=("$c (pid $(pid_of "$c"))"); done
-  findmnt -rn -o TARGET | grep -qE "^($S|$CTR_ROOT)(/|$)" && left+=("mounts under $S or $CTR_ROOT")
+  findmnt -rn -o TARGET | grep -E "^($S|$CTR_ROOT)(/|$)" >/dev/null && left+=("mounts under $S or $CTR_ROOT")
   for l in "$NODE_BRIDGE" "$POD_BRIDGE"; do ip link show "$l" >/dev/null 2>&1 && left+=("link $l"); done
-  ip route show "$SERVICE_CIDR" | grep -q . && left+=("route $SERVICE_CIDR")
-  { iptables-save 2>/dev/null; ip6tables-save 2>/dev/null; } | grep -q 'KUBE-' && left+=("iptables KUBE-* rules")
-  nft list tables 2>/dev/null | grep -q kube-proxy && left+=("nftables kube-proxy tables")
+  ip route show "$SERVICE_CIDR" | grep . >/dev/null && left+=("route $SERVICE_CIDR")
+  { iptables-save 2>/dev/null; ip6tables-save 2>/dev/null; } | grep 'KUBE-' >/dev/null && left+=("iptables KUBE-* rules")
+  nft list tables 2>/dev/null | grep kube-proxy >/dev/null && left+=("nftables kube-proxy tables")
   compgen -G '/sys/fs/cgroup/*/kubepods' >/dev/null && left+=("cgroups kubepods")
   [[ -d "$S" ]] && left+=("state folder $S")
   printf '%s\n' "${left[@]}"

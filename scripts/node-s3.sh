@@ -53,7 +53,7 @@ EOF
 }
 
 start() {
-  ip -o addr show to "$NODE_IP" | grep -q . || die "$NODE_IP is not on this machine: scripts/kube-node.sh up first"
+  ip -o addr show to "$NODE_IP" | grep . >/dev/null || die "$NODE_IP is not on this machine: scripts/kube-node.sh up first"
   if running; then
     log "already running at $ENDPOINT"
     return 0
