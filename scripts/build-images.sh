@@ -236,7 +236,7 @@ if want server-cuda; then
   for f in libonnxruntime_providers_cuda.so libonnxruntime_providers_shared.so; do
     ln -s "/opt/kserve-ts/cuda/lib/$f" "$ort_bin/$f"
   done
-  build "kserve-ts-server-cuda:$VERSION" "$server_cuda_context" --target server --build-arg BASE="$cuda_base" \
+  build "kserve-ts-server-cuda:$VERSION" "$server_cuda_context" --target server --build-arg BASE="$cuda_base" --build-arg WORKERS=1 \
     --label org.opencontainers.image.title=kserve-ts-server-cuda \
     --label "org.opencontainers.image.description=kserve-ts-server with the onnxruntime CUDA execution provider (CUDA 13, cuDNN 9; needs an NVIDIA driver >= R580)"
 fi

@@ -69,6 +69,16 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(['--workers', '2', '--intra_op_threads', '3'], {}).config.intraOpThreads).toBe(3);
   });
 
+  it('takes --workers auto as the CPUs this process may use, and KSERVE_TS_WORKERS when the flag is absent', () => {
+    const cpus = usableCpus();
+    expect(parseServeArgs(['--workers', 'auto'], {}).config).toMatchObject({ workers: cpus, intraOpThreads: 1 });
+    expect(parseServeArgs([], { KSERVE_TS_WORKERS: 'auto' }).config.workers).toBe(cpus);
+    expect(parseServeArgs([], { KSERVE_TS_WORKERS: '3' }).config.workers).toBe(3);
+    // The flag wins over the image's environment.
+    expect(parseServeArgs(['--workers', '1'], { KSERVE_TS_WORKERS: 'auto' }).config.workers).toBe(1);
+    expect(parseServeArgs([], {}).config.workers).toBe(1);
+  });
+
   it('reads KSERVE_LOGLEVEL when --log_level is absent', () => {
     expect(parseServeArgs([], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('debug');
     expect(parseServeArgs(['--log_level', 'error'], { KSERVE_LOGLEVEL: 'DEBUG' }).config.logLevel).toBe('error');
@@ -82,6 +92,7 @@ describe('parseServeArgs', () => {
     [['--execution_providers', 'tpu'], "--execution_providers: unknown provider 'tpu' (cpu, cuda)"],
     [['--log_level', 'loud'], "--log_level must be one of trace, debug, info, warn, error; got 'loud'"],
     [['--workers', '0'], '--workers must be at least 1'],
+    [['--workers', 'many'], "--workers expects a whole number or 'auto', got 'many'"],
     [['--http_port'], '--http_port needs a value'],
     [['--inline_max_us', '-5'], "--inline_max_us expects a non-negative integer, got '-5'"],
     [['--repository_poll_secs', '-1'], "--repository_poll_secs expects a non-negative integer, got '-1'"],

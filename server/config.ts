@@ -95,7 +95,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     placeholder: 'PREFIX',
     help: "path prefix of the OpenAI-compatible routes (/PREFIX/v1/embeddings, rerank, models; env KSERVE_OPENAI_ROUTE_PREFIX, as KServe's); 'none' turns them off",
   },
-  { name: 'workers', kind: 'int', dflt: '1', help: 'server processes sharing the ports; operator threads are divided among them' },
+  {
+    name: 'workers',
+    kind: 'string',
+    dflt: '1',
+    placeholder: 'N|auto',
+    help: "server processes sharing the ports; 'auto': one per CPU this process may use (affinity and cgroup quota); operator threads are divided among them (env KSERVE_TS_WORKERS)",
+  },
   { name: 'model_name', kind: 'string', dflt: 'model', placeholder: 'NAME', help: 'name of the model in --model_dir' },
   { name: 'model_dir', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder of one model (KServe runtime contract, e.g. /mnt/models)' },
   { name: 'model_repository', kind: 'string', dflt: '', placeholder: 'DIR', help: 'folder with one sub-folder per model (Triton layout)' },
@@ -159,6 +165,16 @@ export function usableCpus(): number {
   return n;
 }
 
+/** `--workers`: a count, or 'auto' for the CPUs this process may use (a pod's CPU limit, as the container sees it). */
+function workersFrom(value: string): number {
+  const v = value.trim();
+  if (v === 'auto') return usableCpus();
+  if (!/^\d+$/.test(v)) throw new FlagError(`--workers expects a whole number or 'auto', got '${v}'`);
+  const n = Number(v);
+  if (n < 1) throw new FlagError('--workers must be at least 1');
+  return n;
+}
+
 /** KServe's default REST port when serving HTTPS. */
 const DEFAULT_HTTPS_PORT = 8443;
 
@@ -204,8 +220,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, 
   if (modelDir !== undefined && modelRepository !== undefined) {
     throw new FlagError('--model_dir and --model_repository are mutually exclusive');
   }
-  const workers = int('workers');
-  if (workers < 1) throw new FlagError('--workers must be at least 1');
+  const workers = workersFrom(flags.given('workers') ? get('workers') : (env['KSERVE_TS_WORKERS'] ?? get('workers')));
   const intra = int('intra_op_threads');
   const tls = tlsFrom(flags.string('ssl_certfile') || env['KSERVE_TLS_CERT_FILE'], flags.string('ssl_keyfile') || env['KSERVE_TLS_KEY_FILE']);
   const accessLogFormat = get('access_log_format') || (flags.bool('enable_access_log') ? DEFAULT_ACCESS_LOG_FORMAT : undefined);

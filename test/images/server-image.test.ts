@@ -4,6 +4,7 @@
  * Answers are compared with the same server running on the host from dist/.
  */
 import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
@@ -49,6 +50,13 @@ async function waitReady(url: string, deadlineMs: number): Promise<number> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} not ready in ${deadlineMs} ms`);
+}
+
+/** Node processes in a running container (docker top: the host's view of its process tree). */
+async function nodeProcesses(container: string): Promise<number> {
+  const top = await docker(['top', container, '-o', 'comm']);
+  expect(top.code, top.stderr).toBe(0);
+  return top.stdout.split('\n').filter((l) => l.trim() === 'node').length;
 }
 
 async function startContainer(): Promise<number> {
@@ -127,6 +135,33 @@ describe('kserve-ts-server image', () => {
     } finally {
       image.close();
       host.close();
+    }
+  });
+
+  it('runs one server process per CPU the container may use (KSERVE_TS_WORKERS=auto), and one under a 1-CPU limit', async () => {
+    // The container sees this machine's CPUs: a primary and one worker each where there are two or more.
+    const cpus = availableParallelism();
+    expect(await nodeProcesses(NAME)).toBe(cpus > 1 ? cpus + 1 : 1);
+    const one = `${NAME}-1cpu`;
+    const port = await freePort();
+    await removeContainer(one);
+    try {
+      const r = await docker([
+        ...runDetached(one),
+        '--cpus=1',
+        '-v',
+        `${modelDir}:/mnt/models:ro`,
+        IMAGE,
+        '--model_name=iris',
+        '--model_dir=/mnt/models',
+        `--http_port=${port}`,
+        '--enable_grpc=false',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      await waitReady(`http://127.0.0.1:${port}/v2/health/ready`, 60_000);
+      expect(await nodeProcesses(one)).toBe(1);
+    } finally {
+      await removeContainer(one);
     }
   });
 
