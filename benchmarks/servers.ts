@@ -11,6 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { NODE_FLAGS } from '../server/heap-tuning.js';
 import { ROOT, stopChild } from './harness.js';
 
 export interface ServerProcess {
@@ -146,8 +147,10 @@ export interface KserveTsOptions {
   readonly grpc?: boolean;
   /** Extra `serve` flags, e.g. `['--workers', '2']`. */
   readonly args?: readonly string[];
-  /** Flags for node itself, e.g. `['--cpu-prof', '--cpu-prof-dir', dir]`. */
+  /** Flags for node itself, e.g. `['--cpu-prof', '--cpu-prof-dir', dir]`, after NODE_FLAGS. */
   readonly nodeArgs?: readonly string[];
+  /** Without NODE_FLAGS (server/heap-tuning.ts): how builds before them were launched. */
+  readonly defaultNode?: boolean;
   /** Run bin/kserve-ts.ts through tsx instead of dist/ (no build needed). */
   readonly tsx?: boolean;
   readonly env?: NodeJS.ProcessEnv;
@@ -169,7 +172,8 @@ export async function startKserveTs(o: KserveTsOptions): Promise<ServerProcess> 
   if (!o.args?.includes('--intra_op_threads')) flags.push('--intra_op_threads', '1');
   return launch({
     name: o.root === undefined ? 'kserve-ts' : `kserve-ts at ${o.root}`,
-    cmd: [process.execPath, ...(o.nodeArgs ?? []), ...entry, 'serve', ...flags, ...(o.args ?? [])],
+    // Launched as the images launch it (NODE_FLAGS) unless the caller asks for Node's defaults.
+    cmd: [process.execPath, ...(o.defaultNode === true ? [] : NODE_FLAGS), ...(o.nodeArgs ?? []), ...entry, 'serve', ...flags, ...(o.args ?? [])],
     ...(o.root === undefined ? {} : { cwd: o.root }),
     httpPort,
     grpcPort,
@@ -242,7 +246,7 @@ export async function startKserveTsTransformer(o: HopTarget): Promise<ServerProc
   return launch({
     name: `kserve-ts transformer (${o.protocol})`,
     // tsx loads the .ts module; 'kserve-ts' in it resolves to this package's dist/ (exports map).
-    cmd: [process.execPath, '--import', 'tsx', 'dist/bin/kserve-ts.js', 'serve', ...flags],
+    cmd: [process.execPath, ...NODE_FLAGS, '--import', 'tsx', 'dist/bin/kserve-ts.js', 'serve', ...flags],
     httpPort,
     grpcPort,
     readyPaths: modelReadyPaths([o.model]),
@@ -287,7 +291,8 @@ export async function startBareGrpc(o: { kind: BareGrpcKind; pinned?: boolean })
   const grpcPort = await freePort();
   return launch({
     name: `bare ${o.kind}`,
-    cmd: [process.execPath, '--import', 'tsx', 'benchmarks/grpc/bare-server.ts', o.kind, String(grpcPort), String(httpPort)],
+    // With the server's Node flags: the ceiling is what Node's HTTP/2 allows tuned the same way.
+    cmd: [process.execPath, ...NODE_FLAGS, '--import', 'tsx', 'benchmarks/grpc/bare-server.ts', o.kind, String(grpcPort), String(httpPort)],
     httpPort,
     grpcPort,
     readyPaths: ['/'],

@@ -8,4 +8,4 @@ FROM ${SERVER}
 LABEL org.opencontainers.image.title="kserve-ts-custom-model" \
       org.opencontainers.image.description="kserve-ts-server serving examples/custom-model (iris species from millimetres, TypeScript pre/postprocessing around ONNX)"
 COPY app/ /app/
-ENTRYPOINT ["node", "/app/dist/bin/kserve-ts.js", "serve", "--model_module", "/app/examples/custom-model/iris-classifier.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/dist/bin/kserve-ts.js", "serve", "--model_module", "/app/examples/custom-model/iris-classifier.js"]

@@ -8,4 +8,4 @@ FROM ${SERVER}
 LABEL org.opencontainers.image.title="kserve-ts-transformer" \
       org.opencontainers.image.description="kserve-ts-server running examples/transformer in front of a predictor"
 COPY app/ /app/
-ENTRYPOINT ["node", "/app/dist/bin/kserve-ts.js", "serve", "--model_module", "/app/examples/transformer/iris-transformer.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/dist/bin/kserve-ts.js", "serve", "--model_module", "/app/examples/transformer/iris-transformer.js"]

@@ -1,10 +1,44 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MARKING_TRIGGERS, operatorSetMarking, tuneIncrementalMarking } from './heap-tuning.js';
+import { MARKING_TRIGGERS, NODE_FLAGS, operatorSetMarking, tuneIncrementalMarking } from './heap-tuning.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('NODE_FLAGS', () => {
+  it('are the flags every image and npm start launch the server with', () => {
+    // Every image entrypoint that runs `kserve-ts serve` (the server images, custom model, transformer).
+    const entrypoints = readdirSync(path.join(ROOT, 'images'))
+      .filter((f) => f.endsWith('Dockerfile'))
+      .flatMap((f) => [...readFileSync(path.join(ROOT, 'images', f), 'utf8').matchAll(/^ENTRYPOINT (\[.*\])$/gm)].map((m) => JSON.parse(m[1] as string) as string[]))
+      .filter((e) => e.includes('/app/dist/bin/kserve-ts.js'));
+    expect(entrypoints.length).toBe(3);
+    for (const e of entrypoints) expect(e.slice(0, NODE_FLAGS.length + 3)).toEqual(['node', ...NODE_FLAGS, '/app/dist/bin/kserve-ts.js', 'serve']);
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['start']).toMatch(new RegExp(`^node ${NODE_FLAGS.join(' ')} dist/bin/kserve-ts\\.js serve `));
+  });
+
+  it('keep the young generation small where Node would let it grow to 32 MiB', () => {
+    // Young objects that survive a while make V8 grow the young generation to its cap.
+    const script = `const v8 = require('node:v8'); const ring = new Array(64).fill(null); let max = 0;
+      for (let n = 0; n < 3000; n++) {
+        const b = []; for (let j = 0; j < 500; j++) b.push({ j, n }); ring[n % 64] = b;
+        if (n % 100 === 0) max = Math.max(max, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);
+      }
+      console.log(max);`;
+    const youngMax = (flags: readonly string[]) => {
+      const r = spawnSync(productNode(), [...flags, '-e', script], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return Number(r.stdout.trim());
+    };
+    const MiB = 1024 * 1024;
+    // Both semi-spaces plus V8's page rounding: a few MiB, not the default's 32.
+    expect(youngMax(NODE_FLAGS)).toBeLessThanOrEqual(6 * MiB);
+    expect(youngMax([])).toBeGreaterThan(16 * MiB);
+  });
+});
 
 describe('operatorSetMarking', () => {
   it('sees the marking flags in either spelling, and only those', () => {

@@ -18,6 +18,17 @@
  */
 import v8 from 'node:v8';
 
+/**
+ * Node flags `kserve-ts serve` is launched with (the images' entrypoint, `npm start`, the
+ * benchmarks), for what cannot be set once V8 is running: a young generation of at most 2 MiB
+ * per semi-space. node:http2 reads each request body into fresh ArrayBuffers (588 KiB per conv
+ * call), which V8 counts as external memory; with the default 16 MiB semi-spaces scavenges are
+ * rare, the buffers pile up and V8 answers with full mark-compacts (26 per 4 s at c=1 on Node 24),
+ * while with small ones frequent cheap scavenges free them young (1 per 4 s; conv gRPC raw 790
+ * against 609 req/s, p99 3 against 12 ms; mlp rows within noise: benchmarks/RESULTS.md).
+ */
+export const NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+
 export const MARKING_TRIGGERS = { soft: 80, hard: 95 } as const;
 
 const FLAG_NAMES = ['incremental-marking-soft-trigger', 'incremental-marking-hard-trigger', 'incremental-marking', 'no-incremental-marking'];

@@ -13,6 +13,8 @@
  *
  *   npm run build && node --import tsx benchmarks/grpc/large-message.ts [--baseline DIR[,DIR...]]
  *     [--anchor | --anchor_python PATH] [--model conv|mlp] [--no-ceilings] [--seconds 5] [--rounds 3] [--concurrency 1,8,32]
+ *     [--node_args '--flag ...']   more Node flags for this checkout's server
+ *     [--baseline_node_flags]      launch the baselines with server/heap-tuning.ts's NODE_FLAGS too (default: Node's defaults)
  *
  * `--anchor` takes the compatibility virtualenv (test/compat/venv.sh, built on first use);
  * `--anchor_python` names another interpreter with the same kserve release and onnxruntime.
@@ -95,8 +97,11 @@ async function main(): Promise<void> {
   const models = [model.tensor.model];
   const servers: ServerProcess[] = [];
   try {
-    servers.push(await startKserveTs({ repo: repo.dir, models, pinned }));
-    for (const root of baseline?.split(',') ?? []) servers.push(await startKserveTs({ repo: repo.dir, models, pinned, root }));
+    const nodeArgs = stringArg('node_args')?.split(' ').filter(Boolean);
+    servers.push(await startKserveTs({ repo: repo.dir, models, pinned, ...(nodeArgs === undefined ? {} : { nodeArgs }) }));
+    // A baseline is launched with Node's defaults, as builds before NODE_FLAGS were; `--baseline_node_flags` launches it as this one.
+    const baselineDefaults = !process.argv.includes('--baseline_node_flags');
+    for (const root of baseline?.split(',') ?? []) servers.push(await startKserveTs({ repo: repo.dir, models, pinned, root, defaultNode: baselineDefaults }));
     const python = stringArg('anchor_python') ?? (process.argv.includes('--anchor') ? anchorPython() : undefined);
     if (python !== undefined) servers.push(await startAnchor({ python, repo: repo.dir, models, pinned }));
     if (!process.argv.includes('--no-ceilings')) servers.push(await startBareGrpc({ kind: 'http2', pinned }), await startBareGrpc({ kind: 'grpc-js', pinned }));
