@@ -52,28 +52,33 @@ async function waitReady(url: string, deadlineMs: number): Promise<number> {
   throw new Error(`${url} not ready in ${deadlineMs} ms`);
 }
 
-/** Node processes in a running container (docker top: the host's view of its process tree). */
-async function nodeProcesses(container: string): Promise<number> {
-  const top = await docker(['top', container, '-o', 'comm']);
+/** Server processes in a running container (docker top: the host's view of its process tree). */
+async function serverProcesses(container: string): Promise<number> {
+  // docker top needs the pid column; Node 24 names its main thread (comm) MainThread, so the
+  // command line is what tells a server process.
+  const top = await docker(['top', container, '-o', 'pid,args']);
   expect(top.code, top.stderr).toBe(0);
-  return top.stdout.split('\n').filter((l) => l.trim() === 'node').length;
+  return top.stdout.split('\n').filter((l) => l.includes('/app/dist/bin/kserve-ts.js serve')).length;
 }
 
-async function startContainer(): Promise<number> {
+/** The image as a pod runs it, iris mounted read-only; `dockerArgs` go before the image, `serverArgs` after KServe's. */
+async function runContainer(name: string, port: number, dockerArgs: readonly string[], serverArgs: readonly string[]): Promise<number> {
   const r = await docker([
-    ...runDetached(NAME),
+    ...runDetached(name),
+    ...dockerArgs,
     '-v',
     `${modelDir}:/mnt/models:ro`,
     IMAGE,
     '--model_name=iris',
     '--model_dir=/mnt/models',
-    `--http_port=${httpPort}`,
-    `--grpc_port=${grpcPort}`,
-    `--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`,
+    `--http_port=${port}`,
+    ...serverArgs,
   ]);
   expect(r.code, r.stderr).toBe(0);
-  return waitReady(`${base}/v2/health/ready`, 60_000);
+  return waitReady(`http://127.0.0.1:${port}/v2/health/ready`, 60_000);
 }
+
+const startContainer = () => runContainer(NAME, httpPort, [], [`--grpc_port=${grpcPort}`, `--shutdown_delay_seconds=${SHUTDOWN_DELAY_S}`]);
 
 beforeAll(async () => {
   await requireImage(IMAGE);
@@ -141,25 +146,12 @@ describe('kserve-ts-server image', () => {
   it('runs one server process per CPU the container may use (KSERVE_TS_WORKERS=auto), and one under a 1-CPU limit', async () => {
     // The container sees this machine's CPUs: a primary and one worker each where there are two or more.
     const cpus = availableParallelism();
-    expect(await nodeProcesses(NAME)).toBe(cpus > 1 ? cpus + 1 : 1);
+    expect(await serverProcesses(NAME)).toBe(cpus > 1 ? cpus + 1 : 1);
     const one = `${NAME}-1cpu`;
-    const port = await freePort();
     await removeContainer(one);
     try {
-      const r = await docker([
-        ...runDetached(one),
-        '--cpus=1',
-        '-v',
-        `${modelDir}:/mnt/models:ro`,
-        IMAGE,
-        '--model_name=iris',
-        '--model_dir=/mnt/models',
-        `--http_port=${port}`,
-        '--enable_grpc=false',
-      ]);
-      expect(r.code, r.stderr).toBe(0);
-      await waitReady(`http://127.0.0.1:${port}/v2/health/ready`, 60_000);
-      expect(await nodeProcesses(one)).toBe(1);
+      await runContainer(one, await freePort(), ['--cpus=1'], ['--enable_grpc=false']);
+      expect(await serverProcesses(one)).toBe(1);
     } finally {
       await removeContainer(one);
     }
