@@ -365,6 +365,12 @@ export function runProcess(cmd: string, args: readonly string[], opts: KubectlOp
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its stdin (kubectl with nothing to apply, one that
+    // fails early) closes the pipe first: EPIPE here is not the command's outcome, which its
+    // exit code and output already carry; unhandled, it failed a whole suite run.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
