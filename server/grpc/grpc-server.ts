@@ -50,16 +50,11 @@ export interface GrpcServer {
 }
 
 /**
- * ModelInfer's request decoder. Large messages own their buffer (message-assembly.ts marks it
- * detachable), so a backend may take it instead of copying raw tensors.
- */
-const deserializeInfer = (buf: Buffer): ModelInferRequestMessage => decodeModelInferRequest(buf);
-
-/**
  * ModelInfer as grpc-js runs it: messages go through the hand-written wire codec
  * (protocols/grpc/wire) instead of proto-loader's generic one, and a pre-encoded Buffer
  * response passes through unchanged (the handler serialises it itself). The other methods
- * keep proto-loader's.
+ * keep proto-loader's. Large messages own their buffer (message-assembly.ts marks it
+ * detachable), so a backend may take it instead of copying raw tensors.
  */
 function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   const method = def['ModelInfer'] as grpc.MethodDefinition<unknown, unknown>;
@@ -67,7 +62,7 @@ function tunedInfer(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
     ...def,
     ModelInfer: {
       ...method,
-      requestDeserialize: deserializeInfer,
+      requestDeserialize: decodeModelInferRequest,
       responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : encodeModelInferResponse(v as ModelInferResponseMessage)),
     },
   };
@@ -78,7 +73,7 @@ function directInfer(run: ModelInferRunner): DirectUnaryHandler {
   return (message, call) => {
     let req: ModelInferRequestMessage;
     try {
-      req = deserializeInfer(message);
+      req = decodeModelInferRequest(message);
     } catch (e) {
       return Promise.reject(undecodableError('ModelInfer', (e as Error).message));
     }
